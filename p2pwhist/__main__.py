@@ -1,0 +1,3 @@
+from p2pwhist.cli import main
+
+raise SystemExit(main())

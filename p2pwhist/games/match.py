@@ -1,0 +1,89 @@
+"""Match play (rule 12 of protocol/rules-boxwhist.md), for any game.
+
+A match is a sequence of hands that ends after a set number of hands, or once a set time has
+passed: no new hand starts after it. The clock lives at the edge; this module is told whether
+the time is up. The deal passes to the left each hand. The overall winner has won most hands;
+equal most is a drawn match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from p2pwhist.cards import Card
+from p2pwhist.games.base import ConfigError, Game, HandResult, HandState, best_score
+
+# A generous cap, so that a hostile configuration cannot announce an endless match.
+MAX_HANDS = 1000
+MAX_MINUTES = 24 * 60
+
+
+@dataclass(frozen=True)
+class MatchLength:
+    """When a match ends: after ``hands`` hands, or after ``minutes``, whichever comes first."""
+
+    hands: int | None = None
+    minutes: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.hands is None and self.minutes is None:
+            raise ConfigError("a match needs a number of hands or of minutes")
+        for name, value, cap in (("hands", self.hands, MAX_HANDS), ("minutes", self.minutes, MAX_MINUTES)):
+            if value is not None and (type(value) is not int or not 1 <= value <= cap):
+                raise ConfigError(f"{name} must be a whole number in 1..{cap}, not {value!r}")
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"hands": self.hands, "minutes": self.minutes}
+
+    @staticmethod
+    def from_wire(obj: object) -> MatchLength:
+        if not isinstance(obj, dict) or set(obj) != {"hands", "minutes"}:
+            raise ConfigError(f"not a match length: {obj!r:.100}")
+        return MatchLength(obj["hands"], obj["minutes"])
+
+
+@dataclass
+class Match:
+    game: Game
+    length: MatchLength
+    first_dealer: int
+    hands: list[HandState] = field(default_factory=list)
+    results: list[HandResult] = field(default_factory=list)
+
+    @staticmethod
+    def after_cut(game: Game, length: MatchLength, cut: Sequence[Card]) -> Match:
+        return Match(game, length, game.first_dealer(cut))
+
+    @property
+    def next_dealer(self) -> int:
+        return (self.first_dealer + len(self.hands)) % self.game.players
+
+    def is_over(self, time_up: bool = False) -> bool:
+        if len(self.results) < len(self.hands):
+            return False  # a hand is in progress
+        return time_up or (self.length.hands is not None and len(self.hands) >= self.length.hands)
+
+    def start_hand(self, cards: Sequence[Card | None] | None = None, **options: Any) -> HandState:
+        if len(self.results) < len(self.hands):
+            raise ConfigError("the previous hand has not been recorded")
+        hand = self.game.new_hand(self.next_dealer, self.hands, cards, **options)
+        self.hands.append(hand)
+        return hand
+
+    def record(self, result: HandResult) -> None:
+        if len(self.results) >= len(self.hands):
+            raise ConfigError("no hand in progress")
+        self.results.append(result)
+
+    @property
+    def hands_won(self) -> tuple[int, ...]:
+        won = [0] * self.game.players
+        for result in self.results:
+            if result.winner is not None:
+                won[result.winner] += 1
+        return tuple(won)
+
+    @property
+    def winner(self) -> int | None:
+        return best_score(self.hands_won)

@@ -1,0 +1,52 @@
+"""Building fixed deals for scenario tests."""
+
+from __future__ import annotations
+
+from p2pwhist.cards import Card, Suit
+from p2pwhist.games.boxwhist import TURN_UP, BoxWhist, BoxWhistHand, Layout, RevokePolicy
+
+
+def cards(text: str) -> list[Card]:
+    return [Card.parse(word) for word in text.split()]
+
+
+def make_deck(
+    game: BoxWhist,
+    dealer: int,
+    hands: dict[int, str] | None = None,
+    boxes: dict[int, str] | None = None,
+    stack: str = "",
+) -> list[Card]:
+    """A deck in position order with the named cards where the layout deals them.
+
+    Unnamed positions get the remaining cards in code order, so a scenario names only what
+    matters to it."""
+    layout = Layout.of(game.players, dealer, len(game.deck()))
+    deck: list[Card | None] = [None] * len(game.deck())
+    for placement, chosen in ((layout.hands, hands or {}), (layout.boxes, boxes or {})):
+        for seat, text in chosen.items():
+            for position, card in zip(placement[seat], cards(text), strict=False):
+                deck[position] = card
+    for position, card in zip(layout.stack, cards(stack), strict=False):
+        deck[position] = card
+    placed = [c for c in deck if c is not None]
+    assert len(set(placed)) == len(placed), "a scenario names a card twice"
+    rest = iter(c for c in game.deck() if c not in placed)
+    return [c if c is not None else next(rest) for c in deck]
+
+
+def deal(
+    game: BoxWhist,
+    dealer: int = 0,
+    trump: Suit | None | object = TURN_UP,
+    policy: RevokePolicy = RevokePolicy.REFUSE,
+    **where,
+) -> BoxWhistHand:
+    """A hand on a fixed deck; ``trump`` names the trumps outright, or TURN_UP (rule 4)."""
+    return BoxWhistHand(game, dealer, trump, make_deck(game, dealer, **where), policy)
+
+
+def play(hand: BoxWhistHand, *moves: str) -> None:
+    """Apply moves typed as a person would, each by the seat to act."""
+    for text in moves:
+        hand.apply(hand.view(hand.turn).parse_move(text))

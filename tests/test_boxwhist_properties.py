@@ -1,0 +1,135 @@
+"""Invariants of the Box Whist engine under random legal play, for 2, 3 and 4 players."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2pwhist.games.base import PLAYS, IllegalMove
+from p2pwhist.games.boxwhist import TRICKS_PER_HAND, TURN_UP, BoxWhist, BoxWhistHand, RevokePolicy
+
+games = st.sampled_from([BoxWhist(2), BoxWhist(3), BoxWhist(4)])
+
+
+def random_hand(game: BoxWhist, seed: int) -> tuple[BoxWhistHand, random.Random]:
+    rng = random.Random(seed)
+    deck = list(game.deck())
+    rng.shuffle(deck)
+    return BoxWhistHand(game, rng.randrange(game.players), TURN_UP, deck), rng
+
+
+def places(hand: BoxWhistHand) -> list[int]:
+    """Every position, once per place it is found."""
+    found = [p for group in hand.hands + hand.boxes for p in group] + hand.stack
+    found += [play.position for play in hand.trick]
+    found += [play.position for trick in hand.tricks for play in trick.plays]
+    return found
+
+
+class Entitlement:
+    """What each seat may know, tracked from the rules text, independently of the engine."""
+
+    def __init__(self, hand: BoxWhistHand) -> None:
+        layout = hand.layout
+        self.public = {layout.stack[0], layout.trump_card}
+        self.private = [set(h) for h in layout.hands]
+        self.boxes = layout.boxes
+
+    def after_play(self, position: int) -> None:
+        self.public.add(position)  # a played card is face up
+
+    def after_trick(self, hand: BoxWhistHand) -> None:
+        trick = hand.tricks[-1]
+        self.public |= {draw.position for draw in trick.draws}
+        self.private[trick.winner] |= set(self.boxes[trick.winner])
+        if hand.stack:
+            self.public.add(hand.stack[0])
+
+    def of(self, seat: int) -> set[int]:
+        return self.public | self.private[seat]
+
+
+def check_view(hand: BoxWhistHand, seat: int, allowed: set[int]) -> None:
+    view = hand.view(seat)
+    shown = {p: c for p, c in view.hand.items()}
+    shown |= {p: c for _, p, c in view.box if c is not None}
+    shown |= {p: view.card(p) for p in range(len(hand.cards)) if view.card(p) is not None}
+    for p, card in shown.items():
+        assert p in allowed, f"seat {seat} sees position {p}"
+        assert card == hand.cards[p]
+    others = {c for s in range(hand.players) for c in view.known_hand_cards(s)}
+    assert others <= {hand.cards[p] for p in allowed}
+    if view.exposed is not None:
+        assert hand.stack[0] in allowed and view.exposed == hand.cards[hand.stack[0]]
+    if not hand.may_look[seat]:
+        assert all(c is None for _, _, c in view.box)
+
+
+@settings(max_examples=60, deadline=None)
+@given(game=games, seed=st.integers(0, 2**32))
+def test_random_legal_play_keeps_every_invariant(game, seed):
+    hand, rng = random_hand(game, seed)
+    deck_size = len(game.deck())
+    entitled = Entitlement(hand)
+    stack_phase_tricks = len(hand.layout.stack) // game.players
+    while not hand.is_over:
+        seat = hand.turn
+        assert sorted(places(hand)) == list(range(deck_size))  # every card in exactly one place
+        for s in range(game.players):
+            assert hand.visible_to(s) <= entitled.of(s)
+            check_view(hand, s, entitled.of(s))
+        legal = hand.legal_moves()
+        assert legal and len(set(legal)) == len(legal)
+        for move in PLAYS[:deck_size]:
+            if move not in legal:
+                before = ([list(h) for h in hand.hands], [list(b) for b in hand.boxes], len(hand.trick))
+                try:
+                    hand.apply(move)
+                except IllegalMove:
+                    pass
+                else:
+                    raise AssertionError(f"{move} was applied but is not legal")
+                assert ([list(h) for h in hand.hands], [list(b) for b in hand.boxes], len(hand.trick)) == before
+                assert hand.turn == seat
+            else:
+                assert hand.refusal(move) is None
+        move = rng.choice(legal)
+        tricks_before = len(hand.tricks)
+        hand.apply(move)
+        entitled.after_play(move.position)
+        if len(hand.tricks) > tricks_before:
+            entitled.after_trick(hand)
+            if len(hand.tricks) <= stack_phase_tricks:
+                # rule 9: hand sizes stay as dealt, except that each box play adds a hand card
+                for s in range(game.players):
+                    assert len(hand.hands[s]) == len(hand.layout.hands[s]) + sum(
+                        play.from_box for t in hand.tricks for play in t.plays if play.seat == s
+                    )
+    assert len(hand.tricks) == TRICKS_PER_HAND[game.players] == sum(hand.tricks_won)
+    assert sorted(places(hand)) == list(range(deck_size))
+    assert len(hand.tricks) * game.players == deck_size
+
+
+@settings(max_examples=30, deadline=None)
+@given(game=games, seed=st.integers(0, 2**32), seat=st.integers(0, 3))
+def test_a_peer_that_learns_only_what_it_may_see_follows_the_same_game(game, seed, seat):
+    """A peer's state, fed the cards the rules reveal to its seat, agrees with the full state."""
+    seat %= game.players
+    full, rng = random_hand(game, seed)
+    known = full.visible_to(seat)
+    peer = BoxWhistHand(game, full.dealer, TURN_UP, [c if p in known else None for p, c in enumerate(full.cards)],
+                        RevokePolicy.RECORD)
+    while not full.is_over:
+        if full.turn == seat:
+            assert peer.legal_moves() == full.legal_moves()
+        move = rng.choice(full.legal_moves())
+        full.apply(move)
+        peer.learn(move.position, full.cards[move.position])  # the player reveals the card it plays
+        peer.apply(move)
+        for p in peer.visible_to(seat) - known:
+            peer.learn(p, full.cards[p])
+        known = peer.visible_to(seat)
+        assert known == full.visible_to(seat)
+        assert all(peer.cards[p] is None for p in range(len(full.cards)) if p not in known)
+    assert peer.tricks_won == full.tricks_won and peer.revokes == []
+    assert peer.result() == full.result()

@@ -1,0 +1,30 @@
+"""The command line, run as a user would run it: a separate process."""
+
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "p2pwhist", *args], input=stdin, capture_output=True, text=True, timeout=60)
+
+
+def test_help_lists_every_command():
+    out = run("--help")
+    assert out.returncode == 0
+    for command in ("host", "join", "play", "verify", "show"):
+        assert command in out.stdout
+
+
+@pytest.mark.parametrize("command", ["host", "join", "verify", "show"])
+def test_a_command_not_built_yet_says_so_in_one_line(command):
+    out = run(command)
+    assert out.returncode == 2
+    assert out.stderr.strip().count("\n") == 0 and "not built yet" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_bad_option_is_a_usage_error_without_traceback():
+    out = run("play", "--players", "5")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
