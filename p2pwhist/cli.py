@@ -77,13 +77,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\np2pwhist: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
+        sys.stderr.close()
+        return 1
     print(f"p2pwhist {args.command}: not built yet", file=sys.stderr)
     return EXIT_USAGE
 
 
 def _play(args: argparse.Namespace) -> int:
     from p2pwhist.local import play_match
-    from p2pwhist.ui.terminal import TerminalPlayer, Watcher
+    from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 
     rng = random.Random(args.seed)
     game = BoxWhist(args.players)
@@ -91,6 +94,11 @@ def _play(args: argparse.Namespace) -> int:
     ui = Watcher(sys.stdout) if args.watch else TerminalPlayer(0, sys.stdin, sys.stdout)
     if not args.watch:
         bots[0] = ui
-    match = play_match(game, MatchLength(hands=args.hands), bots, rng, on_hand=ui.hand_over)
+    on_move = ui.on_move if isinstance(ui, Watcher) else None
+    try:
+        match = play_match(game, MatchLength(hands=args.hands), bots, rng, on_hand=ui.hand_over, on_move=on_move)
+    except InputClosed as closed:
+        print(f"\np2pwhist: {closed}", file=sys.stderr)
+        return 1
     ui.match_over(match)
     return 0
