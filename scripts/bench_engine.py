@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Benchmark the Box Whist engine and the heuristic bot, in one process.
+
+Prints human-readable lines, then, as its LAST line, one JSON object:
+
+- ``hands_per_s``: full 2-player hands per second, RandomBot against RandomBot, through
+  ``local.play_hand``, with a freshly shuffled deck per hand (goal: at least 2000);
+- ``heuristic_vs_random``: the share of decided 2-player hands (draws left out) that the
+  heuristic bot wins against RandomBot (goal: at least 0.75). Each shuffled deck is played
+  twice, once with the heuristic in seat 0 and once in seat 1, and the dealer alternates from
+  one deck to the next, so seat and dealer advantages cancel and the luck of the deal largely
+  does too;
+- for information: the heuristic's share of hands won at 3 and 4 players (one heuristic seat,
+  rotating, against random bots; its fair share is 1/players), and the heuristic's own speed.
+
+    python scripts/bench_engine.py [--hands N] [--seed S]
+
+``--hands`` is the number of 2-player heuristic-vs-random hands (the 3- and 4-player runs
+play half as many each); the default run takes well under two minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from p2pwhist.bots import RandomBot  # noqa: E402
+from p2pwhist.bots.heuristic import HeuristicBot  # noqa: E402
+from p2pwhist.games.boxwhist import BoxWhist  # noqa: E402
+from p2pwhist.local import play_hand, shuffled_deck  # noqa: E402
+
+SPEED_HANDS = 3000  # random-vs-random hands timed for hands_per_s
+SPEED_GOAL = 2000
+STRENGTH_GOAL = 0.75
+
+
+class _Timed:
+    """Wraps a bot and adds up the time it spends choosing."""
+
+    def __init__(self, bot) -> None:
+        self.bot = bot
+        self.seconds = 0.0
+        self.calls = 0
+
+    def choose(self, view):
+        start = time.perf_counter()
+        move = self.bot.choose(view)
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+        return move
+
+
+def random_speed(hands: int, seed: int) -> float:
+    game = BoxWhist(2)
+    rng = random.Random(seed)
+    bots = [RandomBot(random.Random(seed + 1)), RandomBot(random.Random(seed + 2))]
+    start = time.perf_counter()
+    for i in range(hands):
+        play_hand(game.new_hand(i % 2, (), cards=shuffled_deck(game, rng)), bots)
+    return hands / (time.perf_counter() - start)
+
+
+def heuristic_vs_random(players: int, hands: int, seed: int) -> dict:
+    """Play ``hands`` hands, each deck once per heuristic seat; count the heuristic's wins."""
+    game = BoxWhist(players)
+    rng = random.Random(seed)
+    heuristic = _Timed(HeuristicBot(random.Random(seed + 1)))
+    randoms = [RandomBot(random.Random(seed + 2 + seat)) for seat in range(players)]
+    wins = decided = played = 0
+    start = time.perf_counter()
+    deal = 0
+    while played < hands:
+        deck = shuffled_deck(game, rng)
+        dealer = deal % players
+        deal += 1
+        for seat in range(players):
+            if played >= hands:
+                break
+            bots = list(randoms)
+            bots[seat] = heuristic
+            result = play_hand(game.new_hand(dealer, (), cards=list(deck)), bots)
+            played += 1
+            if result.winner is not None:
+                decided += 1
+                wins += result.winner == seat
+    elapsed = time.perf_counter() - start
+    return {
+        "players": players,
+        "hands": played,
+        "decided": decided,
+        "wins": wins,
+        "share": wins / decided if decided else 0.0,
+        "hands_per_s": played / elapsed,
+        "decisions_per_s": heuristic.calls / heuristic.seconds if heuristic.seconds else 0.0,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=4000, help="2-player heuristic-vs-random hands (default 4000)")
+    parser.add_argument("--seed", type=int, default=2024, help="seed for decks and bots (default 2024)")
+    args = parser.parse_args(argv)
+    if args.hands < 2:
+        parser.error("--hands must be at least 2")
+
+    speed = random_speed(SPEED_HANDS, args.seed)
+    print(f"engine: {speed:,.0f} random-vs-random 2-player hands/s over {SPEED_HANDS} hands (goal >= {SPEED_GOAL})")
+
+    two = heuristic_vs_random(2, args.hands, args.seed)
+    print(
+        f"2 players: heuristic won {two['wins']} of {two['decided']} decided hands = {two['share']:.3f} "
+        f"({two['hands'] - two['decided']} drawn of {two['hands']}; goal >= {STRENGTH_GOAL})"
+    )
+    others = {}
+    for players in (3, 4):
+        res = others[players] = heuristic_vs_random(players, max(players, args.hands // 2), args.seed + players)
+        print(
+            f"{players} players: heuristic seat won {res['wins']} of {res['decided']} decided hands = "
+            f"{res['share']:.3f} (fair share {1 / players:.3f}; {res['hands']} hands)"
+        )
+    print(
+        f"heuristic speed: {two['decisions_per_s']:,.0f} decisions/s; "
+        f"{two['hands_per_s']:,.0f} heuristic-vs-random 2-player hands/s"
+    )
+    print(
+        json.dumps(
+            {
+                "hands_per_s": round(speed, 1),
+                "heuristic_vs_random": round(two["share"], 4),
+                "heuristic_vs_random_hands": two["hands"],
+                "heuristic_vs_random_draws": two["hands"] - two["decided"],
+                "heuristic_share_3p": round(others[3]["share"], 4),
+                "heuristic_share_4p": round(others[4]["share"], 4),
+                "heuristic_decisions_per_s": round(two["decisions_per_s"], 1),
+                "seed": args.seed,
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
