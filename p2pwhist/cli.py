@@ -1,20 +1,35 @@
 """The ``p2pwhist`` command: argument parsing and user-facing errors, nothing else.
 
-Every user mistake ends in one line on stderr and a non-zero exit code, never a traceback.
+Every user mistake or peer failure ends in one line on stderr and a non-zero exit code,
+never a traceback: 1 when the game stopped because of a peer or the network, 2 for bad usage
+or a configuration this program cannot accept, 130 when interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import subprocess
 import sys
+import tempfile
+from functools import partial
+from pathlib import Path
 from typing import Sequence
 
-from p2pwhist.bots import BOTS
-from p2pwhist.games.base import ConfigError
-from p2pwhist.games.boxwhist import BoxWhist
-from p2pwhist.games.match import MatchLength
+import trio
 
+from p2pwhist.bots import BOTS
+from p2pwhist.games import GAMES
+from p2pwhist.games.base import ConfigError, HandResult
+from p2pwhist.games.match import MatchLength
+from p2pwhist.home import HomeError, KnownPeers, identity_fingerprint, load_identity
+from p2pwhist.net import DEFAULT_TIMEOUT, Agent, GameRecord, HostOptions, NetError, PeerOptions, host, join, parse_address
+from p2pwhist.session import Session, check_name
+from p2pwhist.signed import Kind, SignedMessage, fingerprint
+from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
+
+EXIT_PEER = 1
 EXIT_USAGE = 2
 
 DESCRIPTION = """\
@@ -25,6 +40,9 @@ Box Whist for 2 to 4 players who share no server and need not trust each other.
   p2pwhist join HOST:PORT  sit down at someone's table
   p2pwhist verify FILE     check a recorded game
   p2pwhist show FILE       print a recorded game like a score sheet
+
+Set P2PWHIST_HOME to keep identity, known peers and saved games somewhere else
+(default ~/.local/share/p2pwhist), e.g. to run several peers on one machine.
 """
 
 
@@ -38,22 +56,63 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError("must be between 0 and 86400 seconds")
+    return value
+
+
+def _peer_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bot", choices=sorted(BOTS), help="let a computer player play this seat")
+    parser.add_argument("--name", help="your name at the table (default: your login name)")
+    parser.add_argument("--transcript", type=Path, help="where to write the game's transcript "
+                        "(default: a new file under $P2PWHIST_HOME/games)")
+    parser.add_argument("--identity", type=Path, help="your key file (default: $P2PWHIST_HOME/identity.pem, "
+                        "created on first use)")
+    parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT,
+                        help=f"seconds to wait for another player before giving up (default {DEFAULT_TIMEOUT:g})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pwhist", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = commands.add_parser("play", help="play against the computer (or watch bots play)")
+    play = commands.add_parser("play", help="play against the computer (or watch bots play)",
+                               description="Start a table on this machine with computer players as real peers "
+                               "over loopback TCP, and play one seat yourself.")
     play.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="seats at the table (default 2)")
     play.add_argument("--hands", type=_positive_int, default=3, help="hands in the match (default 3)")
     play.add_argument("--bot", choices=sorted(BOTS), default="heuristic", help="the computer players (default heuristic)")
     play.add_argument("--watch", action="store_true", help="bots in every seat; show the game as it goes")
-    play.add_argument("--seed", type=int, help="repeat a particular game (local play only)")
+    play.add_argument("--local", action="store_true", help="play in this process, without the network "
+                      "or the card-dealing protocol (fast; nothing to verify)")
+    play.add_argument("--seed", type=int, help="with --local: repeat a particular game")
+
+    host_ = commands.add_parser("host", help="start a table and wait for the other players",
+                                description="Listen for players, then play a match as seat 0. Prints the "
+                                "command the others should run.")
+    host_.add_argument("--game", choices=sorted(GAMES), default="boxwhist", help="the game (default boxwhist)")
+    host_.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="seats at the table (default 2)")
+    host_.add_argument("--port", type=int, default=7878, help="TCP port to listen on (default 7878; 0 picks a free one)")
+    host_.add_argument("--bind", help="address to listen on (default: every address of this machine)")
+    length = host_.add_mutually_exclusive_group()
+    length.add_argument("--hands", type=_positive_int, help="play this many hands (default 3)")
+    length.add_argument("--minutes", type=_positive_int, help="start no new hand after this many minutes")
+    _peer_arguments(host_)
+
+    join_ = commands.add_parser("join", help="join a table at HOST:PORT",
+                                description="Connect to a host and play the seat it gives you.")
+    join_.add_argument("address", metavar="HOST:PORT", help="the host's address, as it printed it")
+    join_.add_argument("--expect", metavar="FINGERPRINT", help="refuse the host unless its key has this fingerprint")
+    _peer_arguments(join_)
 
     for name, text in (
-        ("host", "start a table and wait for the other players (not built yet)"),
-        ("join", "join a table at HOST:PORT (not built yet)"),
         ("verify", "check a recorded game's transcript (not built yet)"),
         ("show", "print a recorded game as a score sheet (not built yet)"),
     ):
@@ -68,25 +127,187 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    try:
-        if args.command == "play":
-            return _play(args)
-    except ConfigError as error:
-        print(f"p2pwhist: {error}", file=sys.stderr)
+    commands = {"play": _play, "host": _host, "join": _join}
+    if args.command not in commands:
+        print(f"p2pwhist {args.command}: not built yet", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("\np2pwhist: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
-        sys.stderr.close()
-        return 1
-    print(f"p2pwhist {args.command}: not built yet", file=sys.stderr)
-    return EXIT_USAGE
+    try:
+        return commands[args.command](args)
+    except BaseException as raised:  # noqa: BLE001 (sorted below; anything else propagates)
+        error = _leaf(raised)
+        if isinstance(error, (ConfigError, HomeError)):
+            print(f"p2pwhist: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        if isinstance(error, (NetError, InputClosed)):
+            print(f"p2pwhist: {error}", file=sys.stderr)
+            return EXIT_PEER
+        if isinstance(error, KeyboardInterrupt):
+            print("\np2pwhist: interrupted", file=sys.stderr)
+            return 130
+        if isinstance(error, BrokenPipeError):  # output piped into e.g. `head`, which stopped reading
+            sys.stderr.close()
+            return EXIT_PEER
+        raise
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The error that matters inside trio's exception groups (nurseries always raise groups)."""
+    while isinstance(error, BaseExceptionGroup):
+        leaves = [e for e in error.exceptions if not isinstance(e, trio.Cancelled)]
+        error = (leaves or list(error.exceptions))[0]
+    return error
+
+
+# -- networked play ------------------------------------------------------------------------
+
+
+class _Display:
+    """What a playing peer shows: a person's table and prompts, or a bot's progress lines.
+
+    With ``watch``, a bot plays and the table is shown from its seat as the game goes."""
+
+    def __init__(self, bot: str | None, watch: bool = False) -> None:
+        self.bot = BOTS[bot](random.Random()) if bot else None  # OS-seeded: the edge may be random
+        self.watch = watch
+        self.ui: TerminalPlayer | None = None  # made once the seat and the names are known
+        self._results = 0
+
+    def agent(self) -> Agent:
+        if self.bot is not None:
+            return Agent(self.bot.choose, threaded=False)
+        return Agent(lambda view: self.ui.choose(view), threaded=True)  # type: ignore[union-attr]
+
+    def on_event(self, session: Session, message: SignedMessage) -> None:
+        if self.ui is None and (self.bot is None or self.watch):
+            names = [p.name for p in session.table.players]
+            if not self.watch:
+                names[session.seat] = "You"
+            self.ui = TerminalPlayer(session.seat, sys.stdin, sys.stdout, names=names)
+        match = session.match
+        if self.watch and message.kind is Kind.PLAY:
+            self.ui.follow(session.view())  # type: ignore[union-attr]
+        if match is not None and len(match.results) > self._results:
+            self._results = len(match.results)
+            result: HandResult = match.results[-1]
+            if self.ui is not None:
+                self.ui.hand_over(match.hands[-1], result)
+            else:
+                names = [p.name for p in session.table.players]
+                winner = "drawn" if result.winner is None else f"won by {names[result.winner]}"
+                tricks = ", ".join(f"{n} {s}" for n, s in zip(names, result.scores))
+                print(f"Hand {self._results}: {tricks}; {winner}", flush=True)
+
+    def finish(self, record: GameRecord) -> None:
+        names = [p.name for p in record.table.players]
+        outcome = record.outcome
+        assert outcome is not None
+        won = ", ".join(f"{n} {w}" for n, w in zip(names, outcome.hands_won))
+        verdict = "a drawn match" if outcome.winner is None else f"{names[outcome.winner]} wins the match"
+        print(f"Match over: hands won {won}; {verdict}.")
+        print(f"Transcript: {record.transcript}")
+
+
+def _trust_prompt(bot: str | None):
+    if bot or not sys.stdin.isatty():
+        return None  # unattended: accept and remember new keys (trust on first use)
+
+    async def ask(name: str, key: bytes) -> bool:
+        question = f"New player {name!r} with key {fingerprint(key)}. Trust and remember it? [y/N] "
+        answer = await trio.to_thread.run_sync(input, question, abandon_on_cancel=True)
+        return answer.strip().lower() in ("y", "yes")
+
+    return ask
+
+
+def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
+    key = load_identity(args.identity)
+    name = check_name(args.name or os.environ.get("USER") or os.environ.get("USERNAME") or "player")
+    return PeerOptions(
+        name=name,
+        key=key,
+        agent=display.agent(),
+        transcript=args.transcript,
+        timeout=args.timeout,
+        known=KnownPeers.default(),
+        trust_new=_trust_prompt(args.bot),
+        report=partial(print, flush=True),
+        on_event=display.on_event,
+    )
+
+
+def _host(args: argparse.Namespace) -> int:
+    game = GAMES[args.game](args.players)
+    length = MatchLength(hands=args.hands or (None if args.minutes else 3), minutes=args.minutes)
+    display = _Display(args.bot)
+    options = _options(args, display)
+    record = trio.run(host, options, HostOptions(game, length, args.port, args.bind))
+    display.finish(record)
+    return 0
+
+
+def _join(args: argparse.Namespace) -> int:
+    address, port = parse_address(args.address)
+    display = _Display(args.bot)
+    options = _options(args, display)
+    print(f"Your key fingerprint is {identity_fingerprint(options.key)}", flush=True)
+    record = trio.run(join, options, address, port, args.expect)
+    display.finish(record)
+    return 0
+
+
+# The computer players of ``play`` wait for a person: give them a day rather than minutes.
+PLAY_BOT_TIMEOUT = 86400.0
 
 
 def _play(args: argparse.Namespace) -> int:
+    """A host in this process (the person, or a watched bot) and bots as separate processes."""
+    if args.local:
+        return _play_local(args)
+    from p2pwhist.games.boxwhist import BoxWhist
+
+    game = BoxWhist(args.players)
+    display = _Display(args.bot if args.watch else None, watch=args.watch)
+    settings = {"identity": None, "name": "Bot-0" if args.watch else "you", "transcript": None,
+                "timeout": PLAY_BOT_TIMEOUT, "bot": args.bot if args.watch else None}
+    options = _options(argparse.Namespace(**{**vars(args), **settings}), display)
+    options.report = lambda line: None  # the person needs no hosting instructions here
+    options.trust_new = None  # the bots' keys are new every time
+    options.known = None
+
+    async def run() -> GameRecord:
+        records: list[GameRecord] = []
+
+        async def host_task(task_status=trio.TASK_STATUS_IGNORED) -> None:
+            table = HostOptions(game, MatchLength(hands=args.hands), 0, "127.0.0.1")
+            records.append(await host(options, table, task_status=task_status))
+
+        with tempfile.TemporaryDirectory(prefix="p2pwhist-bots-") as homes:
+            async with trio.open_nursery() as nursery:
+                port = await nursery.start(host_task)
+                for seat in range(1, args.players):
+                    home = Path(homes) / f"bot{seat}"
+                    command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", args.bot,
+                               "--name", f"Bot-{seat}", "--timeout", str(PLAY_BOT_TIMEOUT)]
+                    env = {**os.environ, "P2PWHIST_HOME": str(home)}
+                    nursery.start_soon(_bot_process, command, env, f"Bot-{seat}")
+        return records[0]
+
+    record = trio.run(run)
+    display.finish(record)
+    return 0
+
+
+async def _bot_process(command: list[str], env: dict[str, str], name: str) -> None:
+    """Run one computer player; if it fails, stop the game with its last words."""
+    done = await trio.run_process(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    if done.returncode != 0:
+        lines = done.stderr.decode(errors="replace").strip().splitlines() or [f"exit code {done.returncode}"]
+        raise NetError(f"the computer player {name} stopped: {lines[-1]}")
+
+
+def _play_local(args: argparse.Namespace) -> int:
+    from p2pwhist.games.boxwhist import BoxWhist
     from p2pwhist.local import play_match
-    from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 
     rng = random.Random(args.seed)
     game = BoxWhist(args.players)
@@ -95,10 +316,6 @@ def _play(args: argparse.Namespace) -> int:
     if not args.watch:
         bots[0] = ui
     on_move = ui.on_move if isinstance(ui, Watcher) else None
-    try:
-        match = play_match(game, MatchLength(hands=args.hands), bots, rng, on_hand=ui.hand_over, on_move=on_move)
-    except InputClosed as closed:
-        print(f"\np2pwhist: {closed}", file=sys.stderr)
-        return 1
+    match = play_match(game, MatchLength(hands=args.hands), bots, rng, on_hand=ui.hand_over, on_move=on_move)
     ui.match_over(match)
     return 0

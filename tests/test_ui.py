@@ -399,7 +399,7 @@ def test_watch_from_the_command_line(extra: list[str]) -> None:
         pytest.importorskip("p2pwhist.bots.heuristic")  # the default bot
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     env.pop("NO_COLOR", None)
-    args = [sys.executable, "-m", "p2pwhist", "play", "--watch", "--hands", "1", "--seed", "1", *extra]
+    args = [sys.executable, "-m", "p2pwhist", "play", "--local", "--watch", "--hands", "1", "--seed", "1", *extra]
     run = subprocess.run(args, capture_output=True, text=True, encoding="utf-8", env=env, cwd=REPO, timeout=60)
     assert run.returncode == 0, run.stderr
     if "--players" in extra:
@@ -411,7 +411,7 @@ def test_watch_from_the_command_line(extra: list[str]) -> None:
 
 def test_watch_on_an_ascii_terminal() -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONIOENCODING="ascii")
-    args = [sys.executable, "-m", "p2pwhist", "play", "--watch", "--hands", "1", "--seed", "2", "--bot", "random"]
+    args = [sys.executable, "-m", "p2pwhist", "play", "--local", "--watch", "--hands", "1", "--seed", "2", "--bot", "random"]
     run = subprocess.run(args, capture_output=True, env=env, cwd=REPO, timeout=60)
     assert run.returncode == 0, run.stderr.decode(errors="replace")
     out = run.stdout.decode("ascii")

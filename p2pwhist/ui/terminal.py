@@ -129,6 +129,11 @@ class TerminalPlayer:
                     return move
                 self.screen.say(render.refusal(refused))
 
+    def follow(self, view: BoxWhistView) -> None:
+        """Show what happened since last shown, without asking for a move: a networked
+        spectator follows the game this way, from one seat's view."""
+        self._catch_up(view, self.screen.names(view.players))
+
     def hand_over(self, hand: BoxWhistHand, result: HandResult) -> None:
         """Show the tricks not yet shown and the hand's result, and keep the match score."""
         view = hand.view(self.seat)

@@ -1,0 +1,522 @@
+"""One peer's side of a whole match: a pure state machine over signed messages.
+
+Everything that decides which message is legal next lives here (``protocol/session.md``):
+
+- The game is one log. Its messages form a hash chain: message N carries N and the hash of
+  message N−1, and is signed by its sender. Exactly one seat may send each message, fixed by
+  the protocol's schedule below, so every honest peer expects the same sender and kind at
+  every step; a message from anyone else is out of turn.
+- Schedule: START (host) · ACCEPT from each joiner · the cut (a shuffled pack; each seat is
+  shown one card) · then per hand: HAND (host: another hand, or the end) · COMMIT, SHUFFLE,
+  LOCK from each seat in order · rounds of KEYS whenever the rules let a seat see more cards ·
+  PLAY by the seat to act · SECRET from each seat · RESULT from each seat · and at the end
+  FINAL from each seat. ABORT may come from any seat at any time and ends the game.
+- Every received message is checked before it changes anything: chain, sender, kind,
+  signature, then its body with the deck module (``p2pwhist.deck``) and the rules engine
+  (``p2pwhist.games``). A failure is a ``RemoteError`` naming the seat at fault; after any
+  error the session is over and every later call fails.
+- Moves and the host's decision to play on come in from the caller: the session says what it
+  needs (``need``) and makes our message from it (``produce``). Randomness comes from the
+  secret source given at construction.
+
+The session never mentions a particular game: it drives any ``Game`` through its interface.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Callable, Generator
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pwhist.deck import (
+    Claim,
+    Commitment,
+    Deck,
+    DeckError,
+    DeckParams,
+    LockPass,
+    PositionKeys,
+    RemoteDeckError,
+    Revealed,
+    SecretReveal,
+    ShufflePass,
+    UnattributedDeckError,
+    audit,
+    decode_message,
+)
+from p2pwhist.games import game_from_wire
+from p2pwhist.games.base import PLAYS, ConfigError, Game, HandResult, HandState, IllegalMove, Play
+from p2pwhist.games.boxwhist import RevokePolicy
+from p2pwhist.games.match import Match, MatchLength
+from p2pwhist.signed import (
+    GENESIS_PREV,
+    PUBLIC_KEY_SIZE,
+    Kind,
+    SignatureError,
+    SignedMessage,
+    fingerprint,
+    parse,
+    public_bytes,
+    seal,
+)
+
+PROTOCOL_VERSION = 1
+HOST = 0
+MAX_NAME = 32
+NONCE_SIZE = 32
+SECRET_SIZE = 32
+CUT_HAND = 0  # the deck protocol's hand number for the cut; real hands count from 1
+
+
+class SessionError(Exception):
+    """The game cannot go on."""
+
+
+class LocalError(SessionError):
+    """We asked the session for something the protocol does not allow now."""
+
+
+class RemoteError(SessionError):
+    """Seat ``seat`` broke the protocol; ``seq`` is the offending message, if one arrived."""
+
+    def __init__(self, seat: int, reason: str, seq: int | None = None) -> None:
+        self.seat = seat
+        self.reason = reason
+        self.seq = seq
+        super().__init__(f"seat {seat}: {reason}")
+
+
+class Aborted(SessionError):
+    """Seat ``seat`` stopped the game and said why."""
+
+    def __init__(self, seat: int, reason: str) -> None:
+        self.seat = seat
+        self.reason = reason
+        super().__init__(f"seat {seat} stopped the game: {reason}")
+
+
+class Need(enum.Enum):
+    """What the session needs before our next message can be made."""
+
+    PEER = "a message from another seat"
+    SEND = "nothing: call produce()"
+    MOVE = "our move"
+    DECISION = "the host's decision: is the match's time up?"
+    DONE = "nothing: the match is over"
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    key: bytes  # Ed25519 public key, raw
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.key)
+
+
+@dataclass(frozen=True)
+class Table:
+    """What the host's START message fixes: the game, the match length and who sits where."""
+
+    game: Game
+    length: MatchLength
+    players: tuple[Player, ...]
+    nonce: bytes  # from the host's OS randomness: makes every game's id unique
+    version: int = PROTOCOL_VERSION
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "game": self.game.to_wire(),
+            "length": self.length.to_wire(),
+            "players": [[p.name, p.key] for p in self.players],
+            "nonce": self.nonce,
+        }
+
+    @staticmethod
+    def from_wire(obj: Any) -> Table:
+        """Parse a START body; raises ``ConfigError`` with a one-line reason."""
+        if not isinstance(obj, dict) or set(obj) != {"version", "game", "length", "players", "nonce"}:
+            raise ConfigError("the START message is malformed")
+        if obj["version"] != PROTOCOL_VERSION:
+            raise ConfigError(f"protocol version {obj['version']!r:.20} (this program speaks {PROTOCOL_VERSION})")
+        game = game_from_wire(obj["game"])
+        length = MatchLength.from_wire(obj["length"])
+        players = obj["players"]
+        if not isinstance(players, list) or len(players) != game.players:
+            raise ConfigError(f"the game is for {game.players} players, the table lists {players!r:.60}")
+        parsed = tuple(_player(p) for p in players)
+        if len({p.key for p in parsed}) != len(parsed):
+            raise ConfigError("two seats have the same key")
+        nonce = obj["nonce"]
+        if not isinstance(nonce, bytes) or len(nonce) != NONCE_SIZE:
+            raise ConfigError("bad nonce")
+        return Table(game, length, parsed, nonce)
+
+
+def check_name(name: object) -> str:
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME or not name.isprintable() or name != name.strip():
+        raise ConfigError(f"a name is 1..{MAX_NAME} printable characters, not {name!r:.40}")
+    return name
+
+
+def _player(obj: Any) -> Player:
+    if not (isinstance(obj, list) and len(obj) == 2 and isinstance(obj[1], bytes) and len(obj[1]) == PUBLIC_KEY_SIZE):
+        raise ConfigError("a player is [name, 32-byte key]")
+    return Player(check_name(obj[0]), obj[1])
+
+
+def start_message(key: Ed25519PrivateKey, table: Table) -> SignedMessage:
+    """The host's genesis message."""
+    if table.players[HOST].key != public_bytes(key.public_key()):
+        raise LocalError("the host sits in seat 0")
+    return seal(key, 0, GENESIS_PREV, HOST, Kind.START, table.to_wire())
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """The next message the schedule expects: its sender and kind, and, for our own seat,
+    what we need from outside and how to make the body from it."""
+
+    seat: int
+    kind: Kind
+    need: Need = Need.SEND
+    make: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The agreed end of a match."""
+
+    hands: tuple[HandResult, ...]
+    hands_won: tuple[int, ...]
+    winner: int | None
+
+
+Script = Generator[_Turn, SignedMessage, None]
+
+
+class Session:
+    """One seat's session, from the host's START message on; see the module docstring.
+
+    Use: while ``need`` is not DONE, either feed peers' messages to ``receive`` (when
+    ``need`` is PEER) or call ``produce`` with what ``need`` asks for and send the result.
+    """
+
+    def __init__(
+        self, start: SignedMessage, seat: int, key: Ed25519PrivateKey, new_secret: Callable[[], bytes]
+    ) -> None:
+        """``new_secret`` gives each hand's deck secret: ``secrets.token_bytes(32)`` in play (OS
+        randomness, REFERENCE.md section 2), the saved secrets when resuming, fixed bytes in tests."""
+        if start.seq != 0 or start.kind is not Kind.START or start.seat != HOST or start.prev != GENESIS_PREV:
+            raise RemoteError(HOST, "the first message must be the host's START", start.seq)
+        try:
+            self.table = Table.from_wire(start.body)
+        except ConfigError as error:
+            raise RemoteError(HOST, str(error), 0) from None
+        start.verify(self.table.players[HOST].key)
+        if self.table.players[seat].key != public_bytes(key.public_key()):
+            raise LocalError(f"seat {seat} of this table has another key")
+        self.seat = seat
+        self._key = key
+        self._new_secret = new_secret
+        self.game = self.table.game
+        self.players = self.game.players
+        self.game_id = hashlib.sha256(start.raw).digest()
+        self.log: list[SignedMessage] = [start]
+        self.match: Match | None = None
+        self.hand: HandState | None = None
+        self.outcome: Outcome | None = None
+        self._error: SessionError | None = None
+        self._script = self._run()
+        self._turn: _Turn | None = next(self._script)
+
+    # -- the caller's side ---------------------------------------------------------------
+
+    @property
+    def need(self) -> Need:
+        self._check_alive()
+        if self._turn is None:
+            return Need.DONE
+        return self._turn.need if self._turn.seat == self.seat else Need.PEER
+
+    @property
+    def waiting_for(self) -> int | None:
+        """The seat whose message comes next."""
+        return None if self._turn is None else self._turn.seat
+
+    @property
+    def head(self) -> bytes:
+        return self.log[-1].digest
+
+    def view(self) -> Any:
+        """Our seat's view of the hand in progress (for choosing a move)."""
+        if self.hand is None:
+            raise LocalError("no hand in progress")
+        return self.hand.view(self.seat)
+
+    def produce(self, value: Any = None) -> SignedMessage:
+        """Make, sign and take our next message; ``value`` is what ``need`` asked for."""
+        need = self.need
+        if need in (Need.PEER, Need.DONE):
+            raise LocalError(f"it is not our turn to send (waiting for {need.value})")
+        turn = self._turn
+        assert turn is not None and turn.make is not None
+        body = turn.make(value)
+        message = seal(self._key, len(self.log), self.head, self.seat, turn.kind, body)
+        self._take(message)
+        return message
+
+    def receive(self, raw: bytes, via: int) -> SignedMessage:
+        """Check and take a peer's message; ``via`` is the seat whose connection carried it,
+        blamed when the message is not even validly signed."""
+        self._check_alive()
+        try:
+            message = parse(raw)
+            players = self.table.players
+            message.verify(players[message.seat].key if message.seat < len(players) else b"")
+        except SignatureError as error:
+            raise self._fail(RemoteError(via, str(error), len(self.log))) from None
+        seq = len(self.log)
+        if message.seq != seq or message.prev != self.head:
+            reason = (
+                f"its message {message.seq} does not follow this peer's message {seq - 1}: "
+                "a reordered, replayed or dropped message, or a relay showing peers different histories"
+            )
+            raise self._fail(RemoteError(message.seat, reason, message.seq))
+        if message.kind is Kind.ABORT:
+            self.log.append(message)
+            reason = message.body if isinstance(message.body, str) else repr(message.body)[:200]
+            raise self._fail(Aborted(message.seat, reason[:200]))
+        turn = self._turn
+        if turn is None:
+            raise self._fail(RemoteError(message.seat, "sent a message after the match ended", seq))
+        if message.seat != turn.seat or message.kind is not turn.kind:
+            raise self._fail(RemoteError(
+                message.seat, f"sent {message.kind.value} out of turn (expected {turn.kind.value} from seat {turn.seat})", seq))
+        if message.seat == self.seat:
+            raise self._fail(RemoteError(via, "relayed a message signed with our own key that we never sent", seq))
+        self._take(message)
+        return message
+
+    def abort(self, reason: str) -> SignedMessage:
+        """Our signed notice that we stop the game, to send to the others before leaving."""
+        message = seal(self._key, len(self.log), self.head, self.seat, Kind.ABORT, reason[:200])
+        self.log.append(message)
+        self._error = self._error or Aborted(self.seat, reason)
+        return message
+
+    @property
+    def error(self) -> SessionError | None:
+        return self._error
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _check_alive(self) -> None:
+        if self._error is not None:
+            raise LocalError(f"the session is over: {self._error}")
+
+    def _fail(self, error: SessionError) -> SessionError:
+        self._error = error
+        self._turn = None
+        return error
+
+    def _take(self, message: SignedMessage) -> None:
+        self.log.append(message)
+        try:
+            self._turn = self._script.send(message)
+        except StopIteration:
+            self._turn = None
+        except (RemoteError, LocalError) as error:
+            raise self._fail(error) from None
+        except RemoteDeckError as error:
+            raise self._fail(RemoteError(error.seat, str(error), message.seq)) from None
+        except UnattributedDeckError as error:
+            raise self._fail(RemoteError(message.seat, str(error), message.seq)) from None
+
+    def _remote(self, message: SignedMessage, reason: str) -> RemoteError:
+        return RemoteError(message.seat, reason, message.seq)
+
+    # -- the schedule --------------------------------------------------------------------
+
+    def _run(self) -> Script:
+        n = self.players
+        for seat in range(1, n):
+            message = yield _Turn(seat, Kind.ACCEPT, make=lambda _: {})
+            if message.body != {}:
+                raise self._remote(message, "ACCEPT carries no body")
+        cut_deck = yield from self._shuffle(CUT_HAND, self.game.deck())
+        yield from self._keys_round(cut_deck, lambda seat: set(range(n)), lambda revealed: None)
+        yield from self._open(cut_deck)  # the cut's deck is audited like any other
+        deviation = audit(cut_deck.params, cut_deck.record).deviation
+        if deviation is not None:
+            raise RemoteError(deviation.seat, f"cheated in the cut: {deviation}")
+        cut = [cut_deck.known_card(p) for p in range(n)]
+        self.match = match = Match.after_cut(self.game, self.table.length, cut)  # type: ignore[arg-type]
+        while True:
+            message = yield _Turn(HOST, Kind.HAND, Need.DECISION, lambda up: {"more": not match.is_over(bool(up))})
+            more = message.body.get("more") if isinstance(message.body, dict) else None
+            if type(more) is not bool:
+                raise self._remote(message, "HAND carries {'more': bool}")
+            if more and match.is_over(time_up=False) or not more and self.table.length.minutes is None and not match.is_over():
+                raise self._remote(message, "decided the match length against the agreed configuration")
+            if not more:
+                break
+            yield from self._hand(match)
+        self.outcome = Outcome(tuple(match.results), match.hands_won, match.winner)
+        summary = {"hands_won": list(match.hands_won), "winner": match.winner}
+        for seat in range(n):
+            message = yield _Turn(seat, Kind.FINAL, make=lambda _: summary)
+            if message.body != summary:
+                raise self._remote(message, f"signs a different match result {message.body!r:.100}")
+
+    def _shuffle(self, number: int, cards) -> Generator[_Turn, SignedMessage, Deck]:
+        """Commitments, shuffle passes and lock passes, each seat in order. Starts a new
+        record of which keys each seat has published."""
+        self._published: list[set[int]] = [set() for _ in range(self.players)]
+        params = DeckParams(self.game_id, number, tuple(cards), self.players)
+        secret = self._new_secret()
+        if not isinstance(secret, bytes) or len(secret) != SECRET_SIZE:
+            raise LocalError("the secret source must give 32 bytes of OS randomness")
+        deck = Deck(params, self.seat, secret)
+        for kind, make in ((Kind.COMMIT, Deck.commit), (Kind.SHUFFLE, Deck.shuffle_pass), (Kind.LOCK, Deck.lock_pass)):
+            for seat in range(self.players):
+                yield from self._deck_step(deck, _Turn(seat, kind, make=lambda _, m=make: m(deck).to_wire()))
+        return deck
+
+    def _deck_step(self, deck: Deck, turn: _Turn) -> Generator[_Turn, SignedMessage, tuple[Revealed, ...]]:
+        """Expect one deck message; a peer's goes through the deck module's checks."""
+        message = yield turn
+        if message.seat == self.seat:
+            return ()
+        expected = _DECK_KINDS[turn.kind]
+        try:
+            decoded = decode_message(message.body)
+        except DeckError:
+            return deck.receive_wire(message.seat, message.body)  # raises, naming the sender
+        if type(decoded) is not expected:
+            raise self._remote(message, f"a {turn.kind.value} message holds a {type(decoded).__name__}")
+        return deck.receive(message.seat, decoded)
+
+    def _keys_round(self, deck: Deck, visible: Callable[[int], set[int]], learn: Callable[[Revealed], None]):
+        """Each seat in order publishes its keys for every position that some other seat may
+        now see and it has not yet published: a reveal to one seat, or to all."""
+        revealed: list[Revealed] = []
+        for seat in range(self.players):
+            owed = self._owed(seat, visible)
+            if not owed:
+                continue
+            got = yield from self._deck_step(
+                deck, _Turn(seat, Kind.KEYS, make=lambda _, o=owed: deck.keys_for(sorted(o)).to_wire()))
+            message = self.log[-1]
+            if message.seat != self.seat and set(PositionKeys.from_wire(message.body).positions) != owed:
+                raise self._remote(message, f"published keys for other positions than {sorted(owed)}")
+            self._published[seat] |= owed
+            revealed.extend(got)
+        for item in revealed:
+            learn(item)
+        return revealed
+
+    def _owed(self, seat: int, visible: Callable[[int], set[int]]) -> set[int]:
+        wanted: set[int] = set()
+        for other in range(self.players):
+            if other != seat:
+                wanted |= visible(other)
+        return wanted - self._published[seat]
+
+    def _open(self, deck: Deck) -> Generator[_Turn, SignedMessage, None]:
+        """Every seat reveals its secret, in order."""
+        for seat in range(self.players):
+            yield from self._deck_step(deck, _Turn(seat, Kind.SECRET, make=lambda _: deck.reveal_secret().to_wire()))
+
+    def _hand(self, match: Match) -> Script:
+        number = len(match.hands) + 1
+        deck = yield from self._shuffle(number, self.game.deck())
+        self.hand = hand = match.start_hand(revokes=RevokePolicy.RECORD)
+        learn = lambda r: hand.learn(r.position, r.card)  # noqa: E731
+        visible = lambda seat, extra=frozenset(): set(hand.visible_to(seat)) | extra  # noqa: E731
+        moves: list[Play] = []
+        yield from self._keys_round(deck, visible, learn)
+        while not hand.is_over:
+            seat = hand.current_seat
+            message = yield _Turn(seat, Kind.PLAY, Need.MOVE, lambda move: self._make_play(deck, hand, move))
+            move, blind = self._read_play(message, deck, hand, learn)
+            if blind:
+                yield from self._keys_round(deck, lambda s: visible(s, {move.position}), learn)
+            try:
+                hand.apply(move)
+            except IllegalMove as illegal:
+                raise self._remote(message, str(illegal)) from None
+            moves.append(move)
+            yield from self._keys_round(deck, visible, learn)
+        yield from self._open(deck)
+        result = self._judge(deck, match, hand, moves)
+        body = {"scores": list(result.scores), "offenders": sorted(result.offenders), "winner": result.winner}
+        for seat in range(self.players):
+            message = yield _Turn(seat, Kind.RESULT, make=lambda _: body)
+            if message.body != body:
+                raise self._remote(message, f"signs a different hand result {message.body!r:.100}")
+        match.record(result)
+
+    def _make_play(self, deck: Deck, hand: HandState, move: Any) -> Any:
+        if not isinstance(move, Play):
+            raise LocalError(f"a move is a Play, not {move!r:.40}")
+        refused = hand.view(self.seat).refusal(move)
+        if refused is not None:
+            raise LocalError(f"our own move is illegal: {refused}")
+        if deck.known_card(move.position) is not None:
+            return {"claim": deck.claim(move.position).to_wire()}
+        return {"blind": deck.keys_for([move.position]).to_wire()}  # a closed box, played blind
+
+    def _read_play(self, message: SignedMessage, deck: Deck, hand: HandState, learn) -> tuple[Play, bool]:
+        body = message.body
+        if not isinstance(body, dict) or len(body) != 1 or not ({"claim", "blind"} & set(body)):
+            raise self._remote(message, "a PLAY is {'claim': …} or {'blind': …}")
+        ((how, wire),) = body.items()
+        try:
+            decoded = decode_message(wire)
+        except DeckError as error:
+            raise self._remote(message, f"malformed play: {error}") from None
+        if how == "claim" and isinstance(decoded, Claim):
+            position = decoded.position
+        elif how == "blind" and isinstance(decoded, PositionKeys) and len(decoded.keys) == 1:
+            position = decoded.keys[0].position
+        else:
+            raise self._remote(message, f"malformed {how} play")
+        if position >= len(self.game.deck()):
+            raise self._remote(message, f"position {position} is outside the deck")
+        sees = position in hand.visible_to(message.seat)
+        if (how == "blind") == sees:
+            raise self._remote(message, "a card the player may see is claimed; only a closed box is played blind")
+        if message.seat != self.seat:
+            for item in deck.receive(message.seat, decoded):
+                learn(item)
+        self._published[message.seat].add(position)
+        return PLAYS[position], how == "blind"
+
+    def _judge(self, deck: Deck, match: Match, hand: HandState, moves: list[Play]) -> HandResult:
+        """The end-of-hand audit: the deck recomputed from the secrets, then every move
+        replayed with every card known, which checks following suit (rule 6)."""
+        verdict = audit(deck.params, deck.record)
+        if verdict.deviation is not None or verdict.cards is None:
+            culprit = frozenset({verdict.deviation.seat}) if verdict.deviation else frozenset()
+            return hand.result(culprit)
+        try:
+            full = self.game.audit(hand.dealer, match.hands[:-1], verdict.cards, moves)
+        except (IllegalMove, ConfigError) as error:  # every peer checked these moves live
+            raise LocalError(f"the audit replay refused a move all peers accepted: {error}") from None
+        return full.result()
+
+
+# The deck message each kind of envelope carries.
+_DECK_KINDS: dict[Kind, type] = {
+    Kind.COMMIT: Commitment,
+    Kind.SHUFFLE: ShufflePass,
+    Kind.LOCK: LockPass,
+    Kind.KEYS: PositionKeys,
+    Kind.SECRET: SecretReveal,
+}
