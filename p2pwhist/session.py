@@ -229,7 +229,8 @@ class Session:
         self.game_id = hashlib.sha256(start.raw).digest()
         self.log: list[SignedMessage] = [start]
         self.match: Match | None = None
-        self.hand: HandState | None = None
+        self.hand: HandState | None = None  # the hand in progress, or the last one
+        self.deck: Deck | None = None  # its deck
         self.outcome: Outcome | None = None
         self._error: SessionError | None = None
         self._script = self._run()
@@ -435,7 +436,7 @@ class Session:
 
     def _hand(self, match: Match) -> Script:
         number = len(match.hands) + 1
-        deck = yield from self._shuffle(number, self.game.deck())
+        self.deck = deck = yield from self._shuffle(number, self.game.deck())
         self.hand = hand = match.start_hand(revokes=RevokePolicy.RECORD)
         learn = lambda r: hand.learn(r.position, r.card)  # noqa: E731
         visible = lambda seat, extra=frozenset(): set(hand.visible_to(seat)) | extra  # noqa: E731

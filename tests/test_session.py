@@ -1,0 +1,206 @@
+"""The session state machine, with every seat's real Session in one process (no sockets)."""
+
+import random
+
+import pytest
+
+from p2pwhist.bots import RandomBot
+from p2pwhist.deck import Claim
+from p2pwhist.games.base import PLAYS
+from p2pwhist.games.boxwhist import TRICKS_PER_HAND, BoxWhist
+from p2pwhist.games.match import MatchLength
+from p2pwhist.inprocess import open_table, random_match, run
+from p2pwhist.session import Aborted, LocalError, Need, RemoteError, Session
+from p2pwhist.signed import Kind, seal
+
+
+def _step(sessions, bots):
+    actor = next(s for s in sessions if s.need not in (Need.PEER, Need.DONE))
+    value = bots[actor.seat].choose(actor.view()) if actor.need is Need.MOVE else False
+    return actor, value
+
+
+def _deliver(sessions, actor, message):
+    for other in sessions:
+        if other is not actor:
+            other.receive(message.raw, actor.seat)
+
+
+def until_message(sessions, kind, body=None):
+    """Play honestly (random bots) until a message of ``kind`` (and ``body``) is made; return
+    it, undelivered, with its sender."""
+    bots = [RandomBot(random.Random(seat)) for seat in range(len(sessions))]
+    while True:
+        actor, value = _step(sessions, bots)
+        message = actor.produce(value)
+        if message.kind is kind and body in (None, message.body):
+            return message, actor
+        _deliver(sessions, actor, message)
+
+
+def until_move(sessions):
+    """Play honestly until some seat must move; return that seat's session."""
+    bots = [RandomBot(random.Random(seat)) for seat in range(len(sessions))]
+    while True:
+        actor, value = _step(sessions, bots)
+        if actor.need is Need.MOVE:
+            return actor
+        _deliver(sessions, actor, actor.produce(value))
+
+
+def forge(sender: Session, kind: Kind, body, seq=None, prev=None):
+    """A message the sender signs by hand, bypassing its own session's checks."""
+    return seal(sender._key, len(sender.log) if seq is None else seq, prev or sender.head, sender.seat, kind, body)
+
+
+@pytest.mark.parametrize("players,hands", [(2, 2), (3, 1), (4, 1)])
+def test_honest_match_gives_every_peer_the_same_log_and_result(players, hands):
+    sessions = random_match(BoxWhist(players), hands=hands, seed=players)
+    logs = {tuple(m.raw for m in s.log) for s in sessions}
+    assert len(logs) == 1
+    outcomes = {s.outcome for s in sessions}
+    assert len(outcomes) == 1
+    (outcome,) = outcomes
+    assert len(outcome.hands) == hands
+    assert all(sum(h.scores) == TRICKS_PER_HAND[players] for h in outcome.hands)
+    assert sessions[0].log[-1].kind is Kind.FINAL and all(s.need is Need.DONE for s in sessions)
+
+
+def test_a_bad_signature_is_blamed_on_the_connection_that_carried_it():
+    sessions = open_table(BoxWhist(3), MatchLength(hands=1), random.Random(1))
+    message, sender = until_message(sessions, Kind.ACCEPT)
+    tampered = bytearray(message.raw)
+    tampered[-1] ^= 1  # the last byte of the signature
+    with pytest.raises(RemoteError) as error:
+        sessions[2].receive(bytes(tampered), via=0)
+    assert error.value.seat == 0 and "signature" in error.value.reason
+    with pytest.raises(LocalError):  # the session is over
+        sessions[2].receive(message.raw, via=1)
+
+
+def test_replayed_and_reordered_messages_are_refused():
+    sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(2))
+    first, _ = until_message(sessions, Kind.COMMIT)
+    sessions[1].receive(first.raw, via=0)
+    with pytest.raises(RemoteError) as error:
+        sessions[1].receive(first.raw, via=0)  # the same message again
+    assert "does not follow" in error.value.reason
+    sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(2))
+    early = forge(sessions[0], Kind.COMMIT, {}, seq=len(sessions[0].log) + 1)
+    with pytest.raises(RemoteError):
+        sessions[1].receive(early.raw, via=0)
+
+
+def test_a_message_out_of_turn_names_its_sender():
+    sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(3))
+    # After START, seat 1 must ACCEPT; seat 0 speaks out of turn.
+    message = forge(sessions[0], Kind.HAND, {"more": True})
+    with pytest.raises(RemoteError) as error:
+        sessions[1].receive(message.raw, via=0)
+    assert error.value.seat == 0 and "out of turn" in error.value.reason
+
+
+def test_a_relay_that_forks_the_log_is_noticed():
+    sessions = open_table(BoxWhist(3), MatchLength(hands=1), random.Random(4))
+    real, host = until_message(sessions, Kind.COMMIT)
+    # The host shows seat 1 its real commitment and seat 2 a different, also validly signed one.
+    other = forge(host, Kind.COMMIT, [1, bytes(32)], seq=real.seq, prev=real.prev)
+    sessions[1].receive(real.raw, via=0)
+    sessions[2].receive(other.raw, via=0)
+    reply = sessions[1].produce()
+    with pytest.raises(RemoteError) as error:
+        sessions[2].receive(reply.raw, via=0)
+    assert "different histories" in error.value.reason
+
+
+def test_claiming_a_card_of_another_hand_is_refused_at_once():
+    sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(5))
+    actor = until_move(sessions)
+    hand = actor.hand
+    victim = 1 - actor.seat
+    position = hand.hands[victim][0]
+    body = {"claim": Claim(position, 0, 12345).to_wire()}
+    cheat = forge(actor, Kind.PLAY, body)
+    with pytest.raises(RemoteError) as error:
+        sessions[victim].receive(cheat.raw, via=actor.seat)
+    assert error.value.seat == actor.seat
+
+
+def test_claiming_a_different_card_than_the_one_held_is_refused():
+    sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(6))
+    actor = until_move(sessions)
+    position = actor.view().legal_moves[0].position
+    honest = actor.deck.claim(position)
+    wrong = (int(honest.card) + 1) % 52
+    cheat = forge(actor, Kind.PLAY, {"claim": Claim(position, wrong, honest.key).to_wire()})
+    other = sessions[1 - actor.seat]
+    with pytest.raises(RemoteError) as error:
+        other.receive(cheat.raw, via=actor.seat)
+    assert error.value.seat == actor.seat and "claim" in str(error.value)
+
+
+def test_a_revoke_on_honour_is_found_by_every_peer_at_the_end_of_the_hand():
+    """A modified peer plays off suit while holding the suit led; nobody can see it during
+    play, but the end-of-hand audit finds it and the offender loses the hand."""
+    game = BoxWhist(2)
+    for seed in range(20):
+        sessions = open_table(game, MatchLength(hands=1), random.Random(seed))
+        cheater = sessions[1]
+        cheater._make_play = lambda deck, hand, move, s=cheater: {"claim": deck.claim(move.position).to_wire()}
+        state = {"revoked": False}
+
+        class Revoker(RandomBot):
+            def choose(self, view):
+                if not state["revoked"] and view.trick:
+                    led = view.trick[0].card.suit
+                    hand = view.hand
+                    if any(c.suit is led for c in hand.values()):
+                        off = [p for p, c in hand.items() if c.suit is not led]
+                        if off:
+                            state["revoked"] = True
+                            return PLAYS[off[0]]
+                return super().choose(view)
+
+        run(sessions, [RandomBot(random.Random(seed)), Revoker(random.Random(seed))])
+        if state["revoked"]:
+            break
+    assert state["revoked"]
+    for session in sessions:
+        result = session.outcome.hands[0]
+        assert result.offenders == {1} and result.winner == 0
+
+
+def test_a_peer_that_signs_another_hand_result_is_refused():
+    sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(7))
+    message, sender = until_message(sessions, Kind.RESULT)
+    lie = dict(message.body, winner=1 - (message.body["winner"] or 0))
+    forged = forge(sender, Kind.RESULT, lie, seq=message.seq, prev=message.prev)
+    with pytest.raises(RemoteError) as error:
+        sessions[1 - sender.seat].receive(forged.raw, via=sender.seat)
+    assert "different hand result" in error.value.reason
+
+
+def test_the_host_may_not_stretch_a_match_of_set_length():
+    sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(8))
+    message, host = until_message(sessions, Kind.HAND, {"more": False})
+    forged = forge(host, Kind.HAND, {"more": True}, seq=message.seq, prev=message.prev)
+    with pytest.raises(RemoteError) as error:
+        sessions[1].receive(forged.raw, via=0)
+    assert error.value.seat == 0
+
+
+def test_an_abort_ends_the_session_for_everyone():
+    sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(9))
+    notice = sessions[1].abort("my cat walked on the keyboard")
+    with pytest.raises(Aborted) as error:
+        sessions[0].receive(notice.raw, via=1)
+    assert error.value.seat == 1 and "cat" in error.value.reason
+    assert sessions[0].log[-1].kind is Kind.ABORT
+
+
+def test_our_own_illegal_move_is_refused_locally():
+    sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(10))
+    actor = until_move(sessions)
+    illegal = next(PLAYS[p] for p in range(52) if PLAYS[p] not in actor.view().legal_moves)
+    with pytest.raises(LocalError):
+        actor.produce(illegal)
