@@ -133,7 +133,7 @@ class GameRecord:
 
 Send = Callable[[SignedMessage], Awaitable[None]]
 Receive = Callable[[int], Awaitable[tuple[bytes, int]]]
-Relay = Callable[[SignedMessage, int], Awaitable[None]]
+Relay = Callable[[bytes, int], Awaitable[None]]
 
 
 async def _play(session: Session, options: PeerOptions, send: Send, receive: Receive, relay: Relay | None,
@@ -154,10 +154,12 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
                     raw, via = await receive(seat)
                 if scope.cancelled_caught:
                     raise NetError(f"{names[seat]} (seat {seat}) sent nothing for {options.timeout:g} s")
+                if relay is not None:
+                    # Forward first, check after: every peer checks every message itself, so
+                    # the relay need not, and the others' work overlaps with ours.
+                    await relay(raw, via)
                 message = session.receive(raw, via)
                 transcript.append(message)
-                if relay is not None:
-                    await relay(message, via)
             else:
                 value = await _input_for(session, need, options, started)
                 message = session.produce(value)
@@ -267,10 +269,10 @@ async def host(options: PeerOptions, table_options: HostOptions,
         async def receive(seat: int) -> tuple[bytes, int]:
             return await links[seat - 1].receive(), seat
 
-        async def relay(message: SignedMessage, via: int) -> None:
+        async def relay(raw: bytes, via: int) -> None:
             for seat, link in enumerate(links, start=1):
                 if seat != via:
-                    await link.send(message.raw)
+                    await link.send(raw)
 
         try:
             outcome = await _play(session, options, send, receive, relay, writer, names)
