@@ -1,13 +1,21 @@
 """The ``p2pwhist`` command: argument parsing and user-facing errors, nothing else.
 
 Every user mistake or peer failure ends in one line on stderr and a non-zero exit code,
-never a traceback: 1 when the game stopped because of a peer or the network, 2 for bad usage
-or a configuration this program cannot accept, 130 when interrupted.
+never a traceback:
+
+- 1: the game stopped, or never started, because of a peer or the network: unreachable,
+  refused us (full table, name taken, changed key), disconnected, silent past the timeout,
+  broke the protocol or the rules, or runs another protocol version or a game configuration
+  this program cannot accept. A version or configuration mismatch is 1, not 2, on purpose:
+  it comes from the other side, and nothing on our own command line would fix it.
+- 2: our own usage or local configuration: bad arguments, an unreadable identity file.
+- 130: interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import subprocess
@@ -27,6 +35,9 @@ from p2pwhist.home import HomeError, KnownPeers, identity_fingerprint, load_iden
 from p2pwhist.net import DEFAULT_TIMEOUT, Agent, GameRecord, HostOptions, NetError, PeerOptions, host, join, parse_address
 from p2pwhist.session import Session, check_name
 from p2pwhist.signed import Kind, SignedMessage, fingerprint
+from p2pwhist.transcript import TranscriptError, read_transcript
+from p2pwhist.ui.scoresheet import scoresheet
+from p2pwhist.verify import verify
 from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 
 EXIT_PEER = 1
@@ -112,12 +123,17 @@ def build_parser() -> argparse.ArgumentParser:
     join_.add_argument("--expect", metavar="FINGERPRINT", help="refuse the host unless its key has this fingerprint")
     _peer_arguments(join_)
 
-    for name, text in (
-        ("verify", "check a recorded game's transcript (not built yet)"),
-        ("show", "print a recorded game as a score sheet (not built yet)"),
-    ):
-        sub = commands.add_parser(name, help=text)
-        sub.add_argument("args", nargs="*", help=argparse.SUPPRESS)
+    verify_ = commands.add_parser("verify", help="check a recorded game's transcript",
+                                  description="Check every signature, the chain, every deck step (recomputed from "
+                                  "the revealed secrets), every move with every card known, and every result. "
+                                  "Exit 0: valid; 1: invalid (the first bad message and who is responsible); "
+                                  "2: unreadable file.")
+    verify_.add_argument("path", type=Path, metavar="FILE", help="a transcript (.p2pw) file")
+    verify_.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    show = commands.add_parser("show", help="print a recorded game as a score sheet",
+                               description="Print each hand like a PBN record: tags, the deal, one line per trick, "
+                               "the result; then the match table. The game is verified first.")
+    show.add_argument("path", type=Path, metavar="FILE", help="a transcript (.p2pw) file")
     return parser
 
 
@@ -127,15 +143,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    commands = {"play": _play, "host": _host, "join": _join}
-    if args.command not in commands:
-        print(f"p2pwhist {args.command}: not built yet", file=sys.stderr)
-        return EXIT_USAGE
+    commands = {"play": _play, "host": _host, "join": _join, "verify": _verify, "show": _show}
     try:
         return commands[args.command](args)
     except BaseException as raised:  # noqa: BLE001 (sorted below; anything else propagates)
         error = _leaf(raised)
-        if isinstance(error, (ConfigError, HomeError)):
+        if isinstance(error, (ConfigError, HomeError, TranscriptError)):
             print(f"p2pwhist: {error}", file=sys.stderr)
             return EXIT_USAGE
         if isinstance(error, (NetError, InputClosed)):
@@ -156,6 +169,39 @@ def _leaf(error: BaseException) -> BaseException:
         leaves = [e for e in error.exceptions if not isinstance(e, trio.Cancelled)]
         error = (leaves or list(error.exceptions))[0]
     return error
+
+
+# -- records -------------------------------------------------------------------------------
+
+
+def _verify(args: argparse.Namespace) -> int:
+    verdict = verify(read_transcript(args.path))
+    if args.json:
+        print(json.dumps(verdict.to_json()))
+    elif verdict.valid:
+        table = verdict.session.table  # type: ignore[union-attr]
+        players = ", ".join(f"{p.name} ({p.fingerprint})" for p in table.players)
+        state = "complete" if verdict.complete else "unfinished"
+        print(f"valid, {state}: {table.game.name}, {len(verdict.hands)} hands, players {players}")
+        match = verdict.session.match  # type: ignore[union-attr]
+        if verdict.complete and match is not None:
+            winner = "a drawn match" if match.winner is None else f"{table.players[match.winner].name} wins the match"
+            print(f"hands won: {', '.join(f'{p.name} {w}' for p, w in zip(table.players, match.hands_won))}; {winner}")
+        if verdict.stopped:
+            print(f"unfinished: {verdict.stopped}")
+        print(f"head {verdict.head.hex()}")
+    else:
+        print(f"INVALID: {verdict.error}")
+    return 0 if verdict.valid else 1
+
+
+def _show(args: argparse.Namespace) -> int:
+    verdict = verify(read_transcript(args.path))
+    if not verdict.valid:
+        print(f"p2pwhist: {args.path} is not a valid game: {verdict.error}", file=sys.stderr)
+        return 1
+    print(scoresheet(verdict))
+    return 0
 
 
 # -- networked play ------------------------------------------------------------------------
@@ -299,7 +345,8 @@ def _play(args: argparse.Namespace) -> int:
 
 async def _bot_process(command: list[str], env: dict[str, str], name: str) -> None:
     """Run one computer player; if it fails, stop the game with its last words."""
-    done = await trio.run_process(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    # trio collects a child's output only with capture_stderr; stderr=PIPE is refused here.
+    done = await trio.run_process(command, check=False, stdout=subprocess.DEVNULL, capture_stderr=True, env=env)
     if done.returncode != 0:
         lines = done.stderr.decode(errors="replace").strip().splitlines() or [f"exit code {done.returncode}"]
         raise NetError(f"the computer player {name} stopped: {lines[-1]}")

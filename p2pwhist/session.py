@@ -126,6 +126,7 @@ class Table:
     length: MatchLength
     players: tuple[Player, ...]
     nonce: bytes  # from the host's OS randomness: makes every game's id unique
+    date: str = ""  # the host's calendar date, ISO 8601: for the record only, nobody checks it
     version: int = PROTOCOL_VERSION
 
     def to_wire(self) -> dict[str, Any]:
@@ -135,12 +136,13 @@ class Table:
             "length": self.length.to_wire(),
             "players": [[p.name, p.key] for p in self.players],
             "nonce": self.nonce,
+            "date": self.date,
         }
 
     @staticmethod
     def from_wire(obj: Any) -> Table:
         """Parse a START body; raises ``ConfigError`` with a one-line reason."""
-        if not isinstance(obj, dict) or set(obj) != {"version", "game", "length", "players", "nonce"}:
+        if not isinstance(obj, dict) or set(obj) != {"version", "game", "length", "players", "nonce", "date"}:
             raise ConfigError("the START message is malformed")
         if obj["version"] != PROTOCOL_VERSION:
             raise ConfigError(f"protocol version {obj['version']!r:.20} (this program speaks {PROTOCOL_VERSION})")
@@ -155,7 +157,10 @@ class Table:
         nonce = obj["nonce"]
         if not isinstance(nonce, bytes) or len(nonce) != NONCE_SIZE:
             raise ConfigError("bad nonce")
-        return Table(game, length, parsed, nonce)
+        date = obj["date"]
+        if not isinstance(date, str) or len(date) > MAX_NAME or not date.isprintable():
+            raise ConfigError("bad date")
+        return Table(game, length, parsed, nonce, date)
 
 
 def check_name(name: object) -> str:
@@ -208,10 +213,15 @@ class Session:
     """
 
     def __init__(
-        self, start: SignedMessage, seat: int, key: Ed25519PrivateKey, new_secret: Callable[[], bytes]
+        self,
+        start: SignedMessage,
+        seat: int | None,
+        key: Ed25519PrivateKey | None,
+        new_secret: Callable[[], bytes] | None,
     ) -> None:
         """``new_secret`` gives each hand's deck secret: ``secrets.token_bytes(32)`` in play (OS
-        randomness, REFERENCE.md section 2), the saved secrets when resuming, fixed bytes in tests."""
+        randomness, REFERENCE.md section 2), the saved secrets when resuming, fixed bytes in tests.
+        With ``seat``, ``key`` and ``new_secret`` None the session is an observer: see ``observe``."""
         if start.seq != 0 or start.kind is not Kind.START or start.seat != HOST or start.prev != GENESIS_PREV:
             raise RemoteError(HOST, "the first message must be the host's START", start.seq)
         try:
@@ -219,7 +229,7 @@ class Session:
         except ConfigError as error:
             raise RemoteError(HOST, str(error), 0) from None
         start.verify(self.table.players[HOST].key)
-        if self.table.players[seat].key != public_bytes(key.public_key()):
+        if seat is not None and (key is None or self.table.players[seat].key != public_bytes(key.public_key())):
             raise LocalError(f"seat {seat} of this table has another key")
         self.seat = seat
         self._key = key
@@ -231,10 +241,19 @@ class Session:
         self.match: Match | None = None
         self.hand: HandState | None = None  # the hand in progress, or the last one
         self.deck: Deck | None = None  # its deck
+        # each finished hand replayed with every card known; None where the deck audit failed
+        self.audited: list[HandState | None] = []
         self.outcome: Outcome | None = None
         self._error: SessionError | None = None
         self._script = self._run()
         self._turn: _Turn | None = next(self._script)
+
+    @staticmethod
+    def observe(start: SignedMessage) -> Session:
+        """A session that holds no seat and only checks: it takes every message of a game (as a
+        transcript holds them) with every check a seat makes, but knows only public cards until
+        each hand's secrets are revealed. ``p2pwhist verify`` is built on it."""
+        return Session(start, None, None, None)
 
     # -- the caller's side ---------------------------------------------------------------
 
@@ -249,6 +268,11 @@ class Session:
     def waiting_for(self) -> int | None:
         """The seat whose message comes next."""
         return None if self._turn is None else self._turn.seat
+
+    @property
+    def expected_kind(self) -> Kind | None:
+        """The kind of the message the schedule expects next."""
+        return None if self._turn is None else self._turn.kind
 
     @property
     def head(self) -> bytes:
@@ -380,10 +404,13 @@ class Session:
         record of which keys each seat has published."""
         self._published: list[set[int]] = [set() for _ in range(self.players)]
         params = DeckParams(self.game_id, number, tuple(cards), self.players)
-        secret = self._new_secret()
-        if not isinstance(secret, bytes) or len(secret) != SECRET_SIZE:
-            raise LocalError("the secret source must give 32 bytes of OS randomness")
-        deck = Deck(params, self.seat, secret)
+        if self._new_secret is None:
+            deck = Deck.observer(params)
+        else:
+            secret = self._new_secret()
+            if not isinstance(secret, bytes) or len(secret) != SECRET_SIZE:
+                raise LocalError("the secret source must give 32 bytes of OS randomness")
+            deck = Deck(params, self.seat, secret)
         for kind, make in ((Kind.COMMIT, Deck.commit), (Kind.SHUFFLE, Deck.shuffle_pass), (Kind.LOCK, Deck.lock_pass)):
             for seat in range(self.players):
                 yield from self._deck_step(deck, _Turn(seat, kind, make=lambda _, m=make: m(deck).to_wire()))
@@ -505,11 +532,13 @@ class Session:
         verdict = audit(deck.params, deck.record)
         if verdict.deviation is not None or verdict.cards is None:
             culprit = frozenset({verdict.deviation.seat}) if verdict.deviation else frozenset()
+            self.audited.append(None)
             return hand.result(culprit)
         try:
             full = self.game.audit(hand.dealer, match.hands[:-1], verdict.cards, moves)
         except (IllegalMove, ConfigError) as error:  # every peer checked these moves live
             raise LocalError(f"the audit replay refused a move all peers accepted: {error}") from None
+        self.audited.append(full)
         return full.result()
 
 

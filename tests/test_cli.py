@@ -18,11 +18,13 @@ def test_help_lists_every_command():
 
 
 @pytest.mark.parametrize("command", ["verify", "show"])
-def test_a_command_not_built_yet_says_so_in_one_line(command):
-    out = run(command)
-    assert out.returncode == 2
-    assert out.stderr.strip().count("\n") == 0 and "not built yet" in out.stderr
-    assert "Traceback" not in out.stderr
+def test_an_unreadable_record_is_a_one_line_usage_error(command, tmp_path):
+    for path in (tmp_path / "missing.p2pw", tmp_path / "junk.p2pw"):
+        (tmp_path / "junk.p2pw").write_bytes(b"not a transcript")
+        out = run(command, str(path))
+        assert out.returncode == 2
+        assert out.stderr.strip().count("\n") == 0 and str(path) in out.stderr
+        assert "Traceback" not in out.stderr
 
 
 def test_bad_option_is_a_usage_error_without_traceback():

@@ -89,16 +89,20 @@ class Revealed:
 class Deck:
     """One seat's part in dealing one hand's deck; see the package docstring for its use."""
 
-    def __init__(self, params: DeckParams, seat: int, secret: bytes) -> None:
+    def __init__(self, params: DeckParams, seat: int | None, secret: bytes | None) -> None:
+        """A seat's deck; ``seat`` and ``secret`` None make an observer (see ``observer``)."""
         if type(params) is not DeckParams:
             raise LocalDeckError(f"params must be DeckParams, not {type(params).__name__}")
-        params.check_seat(seat)
-        if type(secret) is not bytes or len(secret) != SECRET_BYTES:
-            raise LocalDeckError(f"the secret must be {SECRET_BYTES} bytes of OS randomness")
+        if seat is not None:
+            params.check_seat(seat)
+            if type(secret) is not bytes or len(secret) != SECRET_BYTES:
+                raise LocalDeckError(f"the secret must be {SECRET_BYTES} bytes of OS randomness")
+        elif secret is not None:
+            raise LocalDeckError("an observer has no secret")
         self.params = params
         self.seat = seat
         self._secret = secret
-        self._keys = SeatKeys(params, seat, secret)
+        self._keys = None if seat is None else SeatKeys(params, seat, secret)  # type: ignore[arg-type]
         self._others = tuple(s for s in range(params.seats) if s != seat)
         self._phase = Phase.COMMITTING
         self._commitments: list[bytes | None] = [None] * params.seats
@@ -111,6 +115,13 @@ class Deck:
         self._cards: dict[int, Card] = {}
         self._position_of: dict[Card, int] = {}
         self._secrets: list[bytes | None] = [None] * params.seats
+
+    @staticmethod
+    def observer(params: DeckParams) -> Deck:
+        """A deck that holds no seat: it takes every message, checks what anyone can check
+        (order, form, claims, public reveals) and keeps the record for ``audit``, but makes no
+        message and learns only cards revealed to all. The transcript verifier uses it."""
+        return Deck(params, None, None)
 
     # Queries
 
@@ -207,6 +218,8 @@ class Deck:
 
     def reveal_secret(self) -> SecretReveal:
         """End the hand: this seat's secret, for everyone to audit it."""
+        if self._keys is None:
+            raise LocalDeckError("an observer has no secret to reveal")
         if self._commitments[self.seat] is None:
             raise LocalDeckError("a seat reveals its secret only after committing to it")
         if self._secrets[self.seat] is not None:
@@ -353,7 +366,8 @@ class Deck:
     def _all_keys(self, position: int) -> list[int]:
         """Every seat's key for ``position``: the others' as published, and this seat's own."""
         keys = dict(self._keys_at[position])
-        keys[self.seat] = self._keys.position_keys[position]
+        if self._keys is not None:
+            keys[self.seat] = self._keys.position_keys[position]  # type: ignore[index]
         return list(keys.values())
 
     def _decrypt(self, position: int) -> Revealed:
@@ -411,6 +425,8 @@ class Deck:
             )
 
     def _require(self, phase: Phase, action: str) -> None:
+        if self._keys is None:
+            raise LocalDeckError(f"an observer cannot {action}")
         if self._phase is not phase:
             raise LocalDeckError(f"cannot {action}: the deck is {self._phase.value}")
 

@@ -116,6 +116,8 @@ class HandState(Protocol):
 
     def result(self, offenders: frozenset[int] = frozenset()) -> HandResult: ...
 
+    def tags(self) -> dict[str, str]: ...  # the game's own facts about the hand, for records
+
     def clone(self) -> HandState: ...
 
 

@@ -451,6 +451,10 @@ class BoxWhistHand:
     def __repr__(self) -> str:
         return f"<BoxWhistHand players={self.players} dealer={self.dealer} tricks={len(self.tricks)} turn={self.turn}>"
 
+    def tags(self) -> dict[str, str]:
+        trump = self.trump
+        return {"trump": "no trumps" if trump is None else trump.name.lower()}
+
     def clone(self) -> BoxWhistHand:
         other = object.__new__(BoxWhistHand)
         other.__dict__.update(self.__dict__)

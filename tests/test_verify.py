@@ -1,0 +1,88 @@
+"""p2pwhist verify and show on transcripts of games played through real sessions."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.inprocess import random_match
+from p2pwhist.signed import Kind, parse, seal
+from p2pwhist.transcript import TranscriptWriter
+from p2pwhist.verify import verify
+
+
+@pytest.fixture(scope="module")
+def game():
+    return random_match(BoxWhist(3), hands=2, seed=11)
+
+
+def write(path, messages):
+    writer = TranscriptWriter(path)
+    for message in messages:
+        writer.append(message)
+    writer.close()
+    return path
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "p2pwhist", *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+def test_a_complete_honest_game_is_valid_and_summarised(game, tmp_path):
+    path = write(tmp_path / "g.p2pw", game[0].log)
+    out = cli("verify", "--json", path)
+    assert out.returncode == 0
+    report = json.loads(out.stdout)
+    assert report["valid"] and report["complete"] and report["game"] == "boxwhist"
+    assert [p["name"] for p in report["players"]] == ["seat0", "seat1", "seat2"]
+    outcome = game[0].outcome
+    assert [tuple(h["tricks"]) for h in report["hands"]] == [r.scores for r in outcome.hands]
+    assert [h["winner"] for h in report["hands"]] == [r.winner for r in outcome.hands]
+    assert all(h["trump"] in ("hearts", "diamonds", "clubs", "spades", "no trumps") for h in report["hands"])
+    assert report["match"] == {"hands_won": list(outcome.hands_won), "winner": outcome.winner}
+    assert report["head"] == game[0].head.hex() and report["error"] is None
+
+
+def test_an_unfinished_game_says_how_far_it_got_and_who_stopped_answering(game):
+    cut = game[0].log
+    last_result = max(i for i, m in enumerate(cut) if m.kind is Kind.RESULT and i < len(cut) - 10)
+    verdict = verify(cut[: last_result + 5])
+    assert verdict.valid and not verdict.complete
+    assert len(verdict.hands) >= 1
+    waiting = verdict.session.waiting_for
+    assert f"seat{waiting} (seat {waiting})" in verdict.stopped
+
+
+def test_a_tampered_message_is_pinned_on_its_sender(game, tmp_path):
+    log = list(game[0].log)
+    i = next(i for i, m in enumerate(log) if m.kind is Kind.PLAY and m.seat == 2)
+    original = log[i]
+    # Seat 2's key signs a different play: a valid signature, but not the card it holds.
+    key = game[2]._key  # a test-only dishonest peer signs with its own key
+    body = dict(original.body)
+    claim = list(body["claim"])
+    claim[2] = (claim[2] + 1) % 52
+    forged = seal(key, original.seq, original.prev, 2, Kind.PLAY, {"claim": claim})
+    path = write(tmp_path / "bad.p2pw", log[:i] + [forged])
+    out = cli("verify", path)
+    assert out.returncode == 1
+    assert f"message {original.seq}" in out.stdout and "seat2 (seat 2" in out.stdout
+    # A byte flipped in transit breaks the signature instead.
+    flipped = bytearray(original.raw)
+    flipped[len(flipped) // 2] ^= 1
+    verdict = verify(log[:i] + [parse(bytes(flipped))])
+    assert not verdict.valid and verdict.error.seq == original.seq
+
+
+def test_show_prints_tags_every_trick_and_the_match_table(game, tmp_path):
+    path = write(tmp_path / "g.p2pw", game[0].log)
+    out = cli("show", path)
+    assert out.returncode == 0
+    text = out.stdout
+    assert text.count('[Game "boxwhist"]') == 2 and '[Dealer "' in text and '[Trumps "' in text
+    assert text.count("\n17. ") == 2  # 17 tricks a hand with 3 players
+    assert "Hands won:" in text
+    hand_cards = [line for line in text.splitlines() if line.startswith("seat0: ")]
+    assert len(hand_cards) == 2 and "| box " in hand_cards[0]
