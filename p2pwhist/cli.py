@@ -8,7 +8,9 @@ never a traceback:
   broke the protocol or the rules, or runs another protocol version or a game configuration
   this program cannot accept. A version or configuration mismatch is 1, not 2, on purpose:
   it comes from the other side, and nothing on our own command line would fix it.
-- 2: our own usage or local configuration: bad arguments, an unreadable identity file.
+  ``verify`` and ``show`` also exit 1 for a transcript that is readable but not a valid game.
+- 2: our own usage or local configuration: bad arguments, an unreadable identity file, a
+  file that is not a transcript at all.
 - 130: interrupted.
 """
 

@@ -15,8 +15,10 @@ send what it makes. Timeouts are set here, at the call sites.
 
 from __future__ import annotations
 
+import os
 import secrets
 import socket
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable
@@ -70,7 +72,7 @@ class Link:
         try:
             await self.stream.send_all(frame(payload))
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
-            raise NetError(f"{self.name} disconnected ({error.__class__.__name__})") from None
+            raise NetError(f"{self.name} disconnected ({_os_words(error)})") from None
 
     async def receive(self) -> bytes:
         while True:
@@ -83,7 +85,7 @@ class Link:
             try:
                 data = await self.stream.receive_some(RECEIVE_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
-                raise NetError(f"{self.name} disconnected ({error.__class__.__name__})") from None
+                raise NetError(f"{self.name} disconnected ({_os_words(error)})") from None
             if not data:
                 raise NetError(f"{self.name} disconnected")
             self.buffer.feed(data)
@@ -91,6 +93,20 @@ class Link:
     async def close(self) -> None:
         with trio.move_on_after(1):
             await self.stream.aclose()
+
+
+def _os_words(error: Exception) -> str:
+    """A socket failure in the OS's words ("Connection refused"), not trio's wrappers: a broken
+    stream's ``BrokenResourceError`` has the OS error as its cause, and a failed connect's
+    generic "all attempts to connect ... failed" has a group of each attempt's error."""
+    cause = error.__cause__
+    if isinstance(cause, BaseExceptionGroup):
+        cause = next((e for e in cause.exceptions if isinstance(e, OSError)), None)
+    found = cause if isinstance(cause, OSError) else error
+    if isinstance(found, OSError) and not isinstance(found, socket.gaierror) and found.errno and found.errno > 0:
+        return os.strerror(found.errno)
+    # a name lookup's strerror is the resolver's message; anything else is named by its type
+    return getattr(found, "strerror", None) or str(found) or type(found).__name__
 
 
 class Agent:
@@ -154,9 +170,11 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
                     raw, via = await receive(seat)
                 if scope.cancelled_caught:
                     raise NetError(f"{names[seat]} (seat {seat}) sent nothing for {options.timeout:g} s")
-                if relay is not None:
+                if relay is not None and _signed_by(session, raw, via):
                     # Forward first, check after: every peer checks every message itself, so
-                    # the relay need not, and the others' work overlaps with ours.
+                    # the relay need not, and the others' work overlaps with ours. But only
+                    # what that seat signed: the others could blame anything else only on
+                    # the relay (us), and it stops the game here anyway.
                     await relay(raw, via)
                 message = session.receive(raw, via)
                 transcript.append(message)
@@ -182,6 +200,19 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
         raise
     finally:
         transcript.close()
+
+
+def _signed_by(session: Session, raw: bytes, seat: int) -> bool:
+    """Whether ``raw`` is a well-formed message validly signed by ``seat`` (one signature
+    check; the session checks everything else)."""
+    try:
+        message = parse(raw)
+        if message.seat != seat:
+            return False
+        message.verify(session.table.players[seat].key)
+    except SignatureError:
+        return False
+    return True
 
 
 async def _input_for(session: Session, need: Need, options: PeerOptions, started: float) -> object:
@@ -252,7 +283,7 @@ async def host(options: PeerOptions, table_options: HostOptions,
         links = [j.link for j in joiners]
         table = Table(table_options.game, table_options.length,
                       (Player(options.name, public_bytes(key.public_key())),) + tuple(j.player for j in joiners),
-                      secrets.token_bytes(32))
+                      secrets.token_bytes(32), time.strftime("%Y-%m-%d"))
         start = start_message(key, table)
         for link in links:
             await link.send(start.raw)
@@ -263,8 +294,17 @@ async def host(options: PeerOptions, table_options: HostOptions,
         writer = TranscriptWriter(path)
 
         async def send(message: SignedMessage) -> None:
+            # Every link gets the message even when an earlier one is broken, so that our
+            # ABORT naming a vanished peer still reaches the peers who remain; the first
+            # failure is raised once all have been tried.
+            failure: NetError | None = None
             for link in links:
-                await link.send(message.raw)
+                try:
+                    await link.send(message.raw)
+                except NetError as error:
+                    failure = failure or error
+            if failure is not None:
+                raise failure
 
         async def receive(seat: int) -> tuple[bytes, int]:
             return await links[seat - 1].receive(), seat
@@ -286,10 +326,10 @@ async def host(options: PeerOptions, table_options: HostOptions,
 async def _greet(stream: trio.SocketStream, options: PeerOptions, joiners: list[_Joiner], players: int,
                  seated: trio.Event) -> None:
     """Take one joiner's HELLO and seat it, or refuse it in one line."""
-    link = Link(stream, "a joiner")
+    link = Link(stream, f"a joiner at {_peer_address(stream)}")  # until its HELLO names it
     try:
         with trio.fail_after(HANDSHAKE_TIMEOUT):
-            hello = unpack(await link.receive())
+            hello = await link.receive()
         player = _read_hello(hello)
         link.name = player.name
         if seated.is_set() or len(joiners) >= players - 1:
@@ -299,14 +339,23 @@ async def _greet(stream: trio.SocketStream, options: PeerOptions, joiners: list[
         if player.key == public_bytes(options.key.public_key()) or any(j.player.key == player.key for j in joiners):
             raise ConfigError("that key is already seated at this table")
         await _check_trust(options, player.name, player.key)
-    except (ConfigError, ChangedKey) as refusal:
+    except ChangedKey as changed:
+        # The whole story, with the file to edit, is for the host's user; the joiner is told
+        # in its own terms (and not shown a path on the host's machine).
+        options.report(f"Refused {link.name}: {changed}")
+        await _refuse(link, f"the key of {player.name!r} changed since this host last saw it: refusing key "
+                            f"{fingerprint(player.key)} (if it really changed, ask the host to forget the old one)")
+        return
+    except ConfigError as refusal:
         options.report(f"Refused {link.name}: {refusal}")
-        with trio.move_on_after(2):
-            await link.send(pack({"refuse": str(refusal)}))
+        await _refuse(link, str(refusal))
+        return
+    except NetError as error:  # gone, or a frame we cannot even delimit: nobody to answer
+        options.report(f"Dropped a connection during its handshake: {error}")
         await link.close()
         return
-    except (NetError, WireError, trio.TooSlowError) as error:
-        options.report(f"Dropped a connection during its handshake: {error or 'too slow'}")
+    except trio.TooSlowError:
+        options.report(f"Dropped {link.name}: no HELLO within {HANDSHAKE_TIMEOUT:g} s")
         await link.close()
         return
     joiners.append(_Joiner(link, player))
@@ -316,7 +365,29 @@ async def _greet(stream: trio.SocketStream, options: PeerOptions, joiners: list[
     await trio.sleep_forever()  # the connection now belongs to the game; keep it open
 
 
-def _read_hello(hello: object) -> Player:
+async def _refuse(link: Link, reason: str) -> None:
+    """Tell a joiner in one line why it may not sit down (best effort), and hang up."""
+    with trio.move_on_after(2):
+        try:
+            await link.send(pack({"refuse": reason}))
+        except NetError:
+            pass
+    await link.close()
+
+
+def _peer_address(stream: trio.abc.Stream) -> str:
+    try:
+        address = stream.socket.getpeername()  # type: ignore[attr-defined]
+    except (AttributeError, OSError):  # not a socket, or already disconnected
+        return "an unknown address"
+    return f"[{address[0]}]:{address[1]}" if ":" in address[0] else f"{address[0]}:{address[1]}"
+
+
+def _read_hello(payload: bytes) -> Player:
+    try:
+        hello = unpack(payload)
+    except WireError as error:  # a well-delimited frame, so the joiner can still be told why
+        raise ConfigError(f"not a p2pwhist HELLO: {error}") from None
     body = hello.get("hello") if isinstance(hello, dict) and len(hello) == 1 else None
     if not isinstance(body, dict) or set(body) != {"version", "name", "key"}:
         raise ConfigError("not a p2pwhist HELLO")
@@ -370,7 +441,7 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
     except trio.TooSlowError:
         raise NetError(f"the host {address}:{port} did not answer within {CONNECT_TIMEOUT:g} s") from None
     except OSError as error:
-        raise NetError(f"cannot reach the host {address}:{port}: {error.strerror or error}") from None
+        raise NetError(f"cannot reach the host {address}:{port}: {_os_words(error)}") from None
     link = Link(stream, f"the host {address}:{port}")
     try:
         await link.send(pack({"hello": {"version": PROTOCOL_VERSION, "name": options.name,

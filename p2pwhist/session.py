@@ -307,6 +307,9 @@ class Session:
         except SignatureError as error:
             raise self._fail(RemoteError(via, str(error), len(self.log))) from None
         seq = len(self.log)
+        if via not in (message.seat, HOST):
+            # Only the host relays: a joiner's connection carries that joiner's messages alone.
+            raise self._fail(RemoteError(via, f"sent a message signed by seat {message.seat}", seq))
         if message.seq != seq or message.prev != self.head:
             reason = (
                 f"its message {message.seq} does not follow this peer's message {seq - 1}: "
@@ -478,7 +481,7 @@ class Session:
             try:
                 hand.apply(move)
             except IllegalMove as illegal:
-                raise self._remote(message, str(illegal)) from None
+                raise self._remote(message, illegal.rule) from None
             moves.append(move)
             yield from self._keys_round(deck, visible, learn)
         yield from self._open(deck)
@@ -518,8 +521,10 @@ class Session:
         if position >= len(self.game.deck()):
             raise self._remote(message, f"position {position} is outside the deck")
         sees = position in hand.visible_to(message.seat)
-        if (how == "blind") == sees:
-            raise self._remote(message, "a card the player may see is claimed; only a closed box is played blind")
+        if how == "blind" and sees:
+            raise self._remote(message, "played blind a card it may see: a card it may see is claimed")
+        if how == "claim" and not sees:
+            raise self._remote(message, "claims a card it may not see: only a closed box card is played, blind")
         if message.seat != self.seat:
             for item in deck.receive(message.seat, decoded):
                 learn(item)

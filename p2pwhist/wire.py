@@ -42,7 +42,8 @@ def unpack(payload: bytes) -> Any:
     try:
         return msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True, **_LIMITS)
     except Exception as error:  # msgpack raises several unrelated types for bad input
-        raise WireError(f"malformed msgpack ({type(error).__name__}: {error})"[:200]) from None
+        detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        raise WireError(f"malformed msgpack ({detail})"[:200]) from None
 
 
 def frame(payload: bytes) -> bytes:

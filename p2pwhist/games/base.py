@@ -57,7 +57,8 @@ class IllegalMove(ValueError):
         self.reason = reason
         self.seat = seat
         self.detail = detail
-        super().__init__(f"seat {seat}: {reason.value}" + (f" ({detail})" if detail else ""))
+        self.rule = reason.value + (f" ({detail})" if detail else "")  # without the seat
+        super().__init__(f"seat {seat}: {self.rule}")
 
 
 class EngineMisuse(RuntimeError):

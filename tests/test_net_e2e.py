@@ -1,0 +1,78 @@
+"""Whole matches between separate p2pwhist processes over loopback TCP, as users run them."""
+
+from __future__ import annotations
+
+import pytest
+from netutil import Peers
+
+from p2pwhist.signed import Kind
+from p2pwhist.transcript import read_transcript
+
+NAMES = ("alice", "bob", "carol", "dave")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_match_between_processes_ends_alike_on_every_peer(tmp_path, players):
+    with Peers(tmp_path) as peers:
+        transcripts = [tmp_path / f"{name}.p2pw" for name in NAMES[:players]]
+        host = peers.host("alice", "--transcript", str(transcripts[0]), players=players, bot="heuristic")
+        joiners = [
+            peers.join(name, host, "--transcript", str(path), "--expect", host.fingerprint,
+                       bot="random" if seat % 2 else "heuristic")
+            for seat, (name, path) in enumerate(zip(NAMES[1:players], transcripts[1:]), start=1)
+        ]
+        done = [peer.finish() for peer in [host.peer, *joiners]]
+        verified = peers.start("verifier", "verify", str(transcripts[0])).finish()
+
+    assert [d.code for d in done] == [0] * players, [d.err for d in done]
+    assert verified.code == 0, verified.err
+    assert len({d.result_line() for d in done}) == 1
+    assert all(f"Transcript: {path}" in d.out for d, path in zip(done, transcripts))
+    contents = {path.read_bytes() for path in transcripts}
+    assert len(contents) == 1
+    messages = read_transcript(transcripts[0])
+    assert messages[0].kind is Kind.START
+    assert [m.kind for m in messages[-players:]] == [Kind.FINAL] * players
+    assert Kind.PLAY in {m.kind for m in messages}
+
+
+def test_play_watch_runs_bots_as_networked_peers(tmp_path):
+    with Peers(tmp_path) as peers:
+        done = peers.start("watcher", "play", "--watch", "--hands", "1", "--bot", "random").finish()
+    assert done.code == 0, done.err
+    assert "Match over" in done.out
+    assert "Traceback" not in done.err
+
+
+def test_a_joiner_expecting_another_host_key_leaves_in_one_line(tmp_path):
+    wrong = "0000-1111-2222-3333-4444-5555-6666-7777"
+    with Peers(tmp_path) as peers:
+        host = peers.host("alice")
+        joiner = peers.join("bob", host, "--expect", wrong).finish()
+        hosted = host.peer.finish()
+    assert joiner.code == 1
+    line = joiner.error_line()
+    assert host.fingerprint in line and wrong in line
+    assert hosted.code == 1 and "bob" in hosted.error_line()
+
+
+def test_a_known_name_with_a_new_key_is_refused(tmp_path):
+    """Trust on first use: the host remembers bob's key and refuses bob with another one."""
+    with Peers(tmp_path) as peers:
+        host = peers.host("alice")
+        bob = peers.join("bob", host)
+        first = bob.finish()
+        assert first.code == 0 and host.peer.finish().code == 0
+        old_fingerprint = first.out.split("Your key fingerprint is ")[1].split()[0]
+        (bob.home / "identity.pem").unlink()  # bob's next run makes a new key
+
+        host = peers.host("alice")
+        second = peers.join("bob", host).finish()
+        assert host.peer.wait_for(r"Refused bob: .*")
+        assert host.peer.running  # one refusal does not end the table
+
+    assert second.code == 1
+    line = second.error_line()
+    new_fingerprint = second.out.split("Your key fingerprint is ")[1].split()[0]
+    assert new_fingerprint != old_fingerprint
+    assert "refused" in line and "key" in line and "changed" in line and new_fingerprint in line
