@@ -15,6 +15,7 @@ send what it makes. Timeouts are set here, at the call sites.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import socket
@@ -238,8 +239,29 @@ async def _abort(session: Session, send, transcript: TranscriptWriter, reason: s
             pass
 
 
-def _secret_source() -> Callable[[], bytes]:
-    return lambda: secrets.token_bytes(32)  # OS randomness (REFERENCE.md section 2)
+def _secret_source(saved: Path) -> Callable[[], bytes]:
+    """Each hand's deck secret, from OS randomness (REFERENCE.md section 2), appended to
+    ``saved`` (mode 0600) and synced before use: with the transcript it is all a crashed peer
+    needs to rebuild its state (protocol/session.md section 7)."""
+
+    def new_secret() -> bytes:
+        secret = secrets.token_bytes(32)
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, secret)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return secret
+
+    return new_secret
+
+
+def _files(options: PeerOptions, start: SignedMessage) -> tuple[Path, Path]:
+    """The transcript's path and, beside it, the file of this peer's secrets."""
+    path = options.transcript or new_transcript_path(hashlib.sha256(start.raw).digest())
+    return path, path.with_name(path.name + ".secrets")
 
 
 # -- host ----------------------------------------------------------------------------------
@@ -287,9 +309,9 @@ async def host(options: PeerOptions, table_options: HostOptions,
         start = start_message(key, table)
         for link in links:
             await link.send(start.raw)
-        session = Session(start, HOST, key, _secret_source())
+        path, saved = _files(options, start)
+        session = Session(start, HOST, key, _secret_source(saved))
         names = [p.name for p in table.players]
-        path = options.transcript or _default_transcript(session)
         options.report(f"All seats taken: {', '.join(names)}. Transcript: {path}")
         writer = TranscriptWriter(path)
 
@@ -316,6 +338,7 @@ async def host(options: PeerOptions, table_options: HostOptions,
 
         try:
             outcome = await _play(session, options, send, receive, relay, writer, names)
+            saved.unlink(missing_ok=True)  # every secret is in the finished transcript now
         finally:
             for link in links:
                 await link.close()
@@ -425,10 +448,6 @@ def _addresses(bind: str | None) -> list[str]:
     return found + ["127.0.0.1"]
 
 
-def _default_transcript(session: Session) -> Path:
-    return new_transcript_path(session.game_id)
-
-
 # -- join ----------------------------------------------------------------------------------
 
 
@@ -461,9 +480,9 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
                     await _check_trust(options, player.name, player.key)
                 except (ConfigError, ChangedKey) as error:
                     raise NetError(str(error)) from None
-        session = Session(start, seat, key, _secret_source())
+        path, saved = _files(options, start)
+        session = Session(start, seat, key, _secret_source(saved))
         names = [p.name for p in table.players]
-        path = options.transcript or _default_transcript(session)
         options.report(f"Seated as {names[seat]} (seat {seat}) with {', '.join(names)}. Transcript: {path}")
         writer = TranscriptWriter(path)
 
@@ -474,6 +493,7 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
             return await link.receive(), HOST
 
         outcome = await _play(session, options, send, receive, None, writer, names)
+        saved.unlink(missing_ok=True)  # every secret is in the finished transcript now
         return GameRecord(outcome, path, table)
     finally:
         await link.close()

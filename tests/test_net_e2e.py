@@ -30,6 +30,7 @@ def test_a_match_between_processes_ends_alike_on_every_peer(tmp_path, players):
     assert all(f"Transcript: {path}" in d.out for d, path in zip(done, transcripts))
     contents = {path.read_bytes() for path in transcripts}
     assert len(contents) == 1
+    assert not list(tmp_path.glob("*.secrets"))  # every secret is in the finished transcript
     messages = read_transcript(transcripts[0])
     assert messages[0].kind is Kind.START
     assert [m.kind for m in messages[-players:]] == [Kind.FINAL] * players

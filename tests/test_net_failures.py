@@ -6,6 +6,7 @@ or the real ``Session`` driven to a chosen point and then made to cheat)."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import struct
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from netutil import (
     seat_at,
 )
 
+from p2pwhist.deck import Deck, DeckParams, decode_message
 from p2pwhist.games.base import PLAYS
 from p2pwhist.games.boxwhist import BoxWhist, BoxWhistView
 from p2pwhist.games.match import MatchLength
@@ -203,6 +205,12 @@ def test_a_peer_that_disconnects_mid_game_is_named_to_everyone(tmp_path, leave):
     assert [(m.seat, m.kind) for m in messages[1:3]] == [(1, Kind.ACCEPT), (2, Kind.ACCEPT)]
     assert Kind.KEYS in {m.kind for m in messages}
     assert (messages[-1].seat, messages[-1].kind) == (0, Kind.ABORT) and "bob disconnected" in messages[-1].body
+    # Alice saved each secret before using it: the first opens her first commitment.
+    saved = (tmp_path / "alice.p2pw.secrets").read_bytes()
+    assert len(saved) == 32 * 2  # the cut's and the first hand's
+    first = next(m for m in messages if m.kind is Kind.COMMIT and m.seat == 0)
+    cut = DeckParams(hashlib.sha256(messages[0].raw).digest(), 0, BoxWhist(3).deck(), 3)
+    assert Deck(cut, 0, saved[:32]).commit() == decode_message(first.body)
 
 
 def test_an_illegal_move_is_named_with_its_rule_by_everyone(tmp_path, monkeypatch):
