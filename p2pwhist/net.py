@@ -33,6 +33,7 @@ from p2pwhist.session import (
     HOST,
     PROTOCOL_VERSION,
     Aborted,
+    Convicted,
     Need,
     Outcome,
     Player,
@@ -58,7 +59,12 @@ RECEIVE_CHUNK = 65536
 
 
 class NetError(Exception):
-    """The game stopped because of the network or a peer; the message names the peer."""
+    """The game stopped because of the network or a peer; the message names the peer, and
+    ``seat`` is that peer's seat when there is one."""
+
+    def __init__(self, message: str, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.seat = seat
 
 
 @dataclass
@@ -67,28 +73,29 @@ class Link:
 
     stream: trio.abc.Stream
     name: str
+    seat: int | None = None  # the seat at the other end, once known
     buffer: FrameBuffer = field(default_factory=FrameBuffer)
 
     async def send(self, payload: bytes) -> None:
         try:
             await self.stream.send_all(frame(payload))
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
-            raise NetError(f"{self.name} disconnected ({_os_words(error)})") from None
+            raise NetError(f"{self.name} disconnected ({_os_words(error)})", self.seat) from None
 
     async def receive(self) -> bytes:
         while True:
             try:
                 payload = self.buffer.next_frame()
             except WireError as error:
-                raise NetError(f"{self.name} sent a bad frame: {error}") from None
+                raise NetError(f"{self.name} sent a bad frame: {error}", self.seat) from None
             if payload is not None:
                 return payload
             try:
                 data = await self.stream.receive_some(RECEIVE_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
-                raise NetError(f"{self.name} disconnected ({_os_words(error)})") from None
+                raise NetError(f"{self.name} disconnected ({_os_words(error)})", self.seat) from None
             if not data:
-                raise NetError(f"{self.name} disconnected")
+                raise NetError(f"{self.name} disconnected", self.seat)
             self.buffer.feed(data)
 
     async def close(self) -> None:
@@ -170,14 +177,18 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
                 with trio.move_on_after(options.timeout) as scope:
                     raw, via = await receive(seat)
                 if scope.cancelled_caught:
-                    raise NetError(f"{names[seat]} (seat {seat}) sent nothing for {options.timeout:g} s")
+                    raise NetError(f"{names[seat]} (seat {seat}) sent nothing for {options.timeout:g} s", seat)
                 if relay is not None and _signed_by(session, raw, via):
                     # Forward first, check after: every peer checks every message itself, so
                     # the relay need not, and the others' work overlaps with ours. But only
                     # what that seat signed: the others could blame anything else only on
                     # the relay (us), and it stops the game here anyway.
                     await relay(raw, via)
-                message = session.receive(raw, via)
+                try:
+                    message = session.receive(raw, via)
+                except RemoteError:
+                    _keep_evidence(session, raw, transcript)
+                    raise
                 transcript.append(message)
             else:
                 value = await _input_for(session, need, options, started)
@@ -188,19 +199,34 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
                 options.on_event(session, message)
             if message.kind is Kind.RESULT:
                 transcript.sync()  # at least once a hand: nothing agreed is lost in a crash
+        if session.error is not None:
+            raise session.error  # a verdict every peer reached (Convicted)
         assert session.outcome is not None
         return session.outcome
     except RemoteError as error:
-        await _abort(session, send, transcript, f"{names[error.seat]} (seat {error.seat}) broke the rules: {error.reason}")
-        raise NetError(f"{names[error.seat]} (seat {error.seat}): {error.reason}") from None
+        if not isinstance(error, Convicted):
+            await _abort(session, send, transcript, f"{names[error.seat]} (seat {error.seat}) broke the rules: {error.reason}", error.seat)
+        raise NetError(f"{names[error.seat]} (seat {error.seat}): {error.reason}", error.seat) from None
     except Aborted as error:
         transcript.append(session.log[-1])
-        raise NetError(f"{names[error.seat]} (seat {error.seat}) stopped the game: {error.reason}") from None
+        raise NetError(f"{names[error.seat]} (seat {error.seat}) stopped the game: {error.reason}", error.culprit) from None
     except NetError as error:
-        await _abort(session, send, transcript, str(error))
+        await _abort(session, send, transcript, str(error), error.seat)
         raise
     finally:
         transcript.close()
+
+
+def _keep_evidence(session: Session, raw: bytes, transcript: TranscriptWriter) -> None:
+    """Write the message we refused into the transcript, before our ABORT, so that anyone
+    who verifies it reaches our verdict. A frame that is not even a message proves nothing."""
+    if session.log[-1].raw == raw:
+        transcript.append(session.log[-1])  # taken into the log, then refused by its body
+        return
+    try:
+        transcript.append(parse(raw))
+    except SignatureError:
+        pass
 
 
 def _signed_by(session: Session, raw: bytes, seat: int) -> bool:
@@ -225,10 +251,11 @@ async def _input_for(session: Session, need: Need, options: PeerOptions, started
     return None
 
 
-async def _abort(session: Session, send, transcript: TranscriptWriter, reason: str) -> None:
-    """Sign and send our reason for stopping, best effort: the others may be gone."""
+async def _abort(session: Session, send, transcript: TranscriptWriter, reason: str, culprit: int | None) -> None:
+    """Sign and send our reason for stopping, and whom we blame; best effort: the others may
+    be gone."""
     try:
-        message = session.abort(reason)
+        message = session.abort(reason, culprit)
     except SessionError:
         return
     transcript.append(message)
@@ -381,6 +408,7 @@ async def _greet(stream: trio.SocketStream, options: PeerOptions, joiners: list[
         options.report(f"Dropped {link.name}: no HELLO within {HANDSHAKE_TIMEOUT:g} s")
         await link.close()
         return
+    link.seat = len(joiners) + 1  # seats follow the order of arrival; the host is seat 0
     joiners.append(_Joiner(link, player))
     options.report(f"{player.name} joined (key {fingerprint(player.key)}); {len(joiners) + 1}/{players} seated")
     if len(joiners) == players - 1:
@@ -461,7 +489,7 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
         raise NetError(f"the host {address}:{port} did not answer within {CONNECT_TIMEOUT:g} s") from None
     except OSError as error:
         raise NetError(f"cannot reach the host {address}:{port}: {_os_words(error)}") from None
-    link = Link(stream, f"the host {address}:{port}")
+    link = Link(stream, f"the host {address}:{port}", HOST)
     try:
         await link.send(pack({"hello": {"version": PROTOCOL_VERSION, "name": options.name,
                                         "key": public_bytes(key.public_key())}}))

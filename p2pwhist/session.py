@@ -69,6 +69,7 @@ MAX_NAME = 32
 NONCE_SIZE = 32
 SECRET_SIZE = 32
 CUT_HAND = 0  # the deck protocol's hand number for the cut; real hands count from 1
+MAX_REASON = 200  # characters of a reason carried in ABORT and DISPUTE
 
 
 class SessionError(Exception):
@@ -89,12 +90,28 @@ class RemoteError(SessionError):
         super().__init__(f"seat {seat}: {reason}")
 
 
-class Aborted(SessionError):
-    """Seat ``seat`` stopped the game and said why."""
+class BadSignature(RemoteError):
+    """A message not validly signed by the seat it names: it proves nothing about that seat,
+    so the connection that carried it is blamed."""
 
-    def __init__(self, seat: int, reason: str) -> None:
+
+class BrokenChain(RemoteError):
+    """A validly signed message that does not follow the log: replayed, reordered, dropped or
+    forked. An honest relay would not have forwarded it, so the carrying connection is blamed."""
+
+
+class Convicted(RemoteError):
+    """The protocol itself reached this verdict (a dispute settled by the audit): every peer
+    derives it from the log, so nobody needs to be told."""
+
+
+class Aborted(SessionError):
+    """Seat ``seat`` stopped the game and said why, naming ``culprit`` if it blames a seat."""
+
+    def __init__(self, seat: int, reason: str, culprit: int | None = None) -> None:
         self.seat = seat
         self.reason = reason
+        self.culprit = culprit
         super().__init__(f"seat {seat} stopped the game: {reason}")
 
 
@@ -175,6 +192,16 @@ def _player(obj: Any) -> Player:
     return Player(check_name(obj[0]), obj[1])
 
 
+def abort_body(body: Any, players: int) -> tuple[str, int | None]:
+    """An ABORT's reason and the seat it blames, read leniently: it ends the game anyway."""
+    if not isinstance(body, dict):
+        return "(a malformed notice)", None
+    reason = body.get("reason")
+    culprit = body.get("culprit")
+    reason = reason[:MAX_REASON] if isinstance(reason, str) else "(no reason given)"
+    return reason, culprit if type(culprit) is int and 0 <= culprit < players else None
+
+
 def start_message(key: Ed25519PrivateKey, table: Table) -> SignedMessage:
     """The host's genesis message."""
     if table.players[HOST].key != public_bytes(key.public_key()):
@@ -245,6 +272,8 @@ class Session:
         self.audited: list[HandState | None] = []
         self.outcome: Outcome | None = None
         self._error: SessionError | None = None
+        self._anomaly: UnattributedDeckError | None = None  # a bad reveal we must dispute
+        self._open_deck: Deck | None = None  # the deck whose cards are being revealed
         self._script = self._run()
         self._turn: _Turn | None = next(self._script)
 
@@ -259,10 +288,14 @@ class Session:
 
     @property
     def need(self) -> Need:
+        if isinstance(self._error, Convicted):
+            return Need.DONE  # the verdict is in ``error``
         self._check_alive()
         if self._turn is None:
             return Need.DONE
-        return self._turn.need if self._turn.seat == self.seat else Need.PEER
+        if self._turn.seat != self.seat:
+            return Need.PEER
+        return Need.SEND if self._anomaly is not None else self._turn.need
 
     @property
     def waiting_for(self) -> int | None:
@@ -290,7 +323,12 @@ class Session:
         if need in (Need.PEER, Need.DONE):
             raise LocalError(f"it is not our turn to send (waiting for {need.value})")
         turn = self._turn
-        assert turn is not None and turn.make is not None
+        assert turn is not None and turn.make is not None and self._key is not None
+        if self._anomaly is not None:  # our turn comes: dispute the bad reveal instead
+            body = {"position": self._anomaly.position, "reason": str(self._anomaly)[:MAX_REASON]}
+            message = seal(self._key, len(self.log), self.head, self.seat, Kind.DISPUTE, body)
+            self._take_dispute(message)
+            return message
         body = turn.make(value)
         message = seal(self._key, len(self.log), self.head, self.seat, turn.kind, body)
         self._take(message)
@@ -305,22 +343,25 @@ class Session:
             players = self.table.players
             message.verify(players[message.seat].key if message.seat < len(players) else b"")
         except SignatureError as error:
-            raise self._fail(RemoteError(via, str(error), len(self.log))) from None
+            raise self._fail(BadSignature(via, str(error), len(self.log))) from None
         seq = len(self.log)
         if via not in (message.seat, HOST):
             # Only the host relays: a joiner's connection carries that joiner's messages alone.
             raise self._fail(RemoteError(via, f"sent a message signed by seat {message.seat}", seq))
         if message.seq != seq or message.prev != self.head:
             reason = (
-                f"its message {message.seq} does not follow this peer's message {seq - 1}: "
+                f"message {message.seq} from seat {message.seat} does not follow this peer's message {seq - 1}: "
                 "a reordered, replayed or dropped message, or a relay showing peers different histories"
             )
-            raise self._fail(RemoteError(message.seat, reason, message.seq))
+            raise self._fail(BrokenChain(via, reason, message.seq))
         if message.kind is Kind.ABORT:
             self.log.append(message)
-            reason = message.body if isinstance(message.body, str) else repr(message.body)[:200]
-            raise self._fail(Aborted(message.seat, reason[:200]))
+            reason, culprit = abort_body(message.body, self.players)
+            raise self._fail(Aborted(message.seat, reason, culprit))
         turn = self._turn
+        if message.kind is Kind.DISPUTE and turn is not None and message.seat == turn.seat:
+            self._take_dispute(message)
+            return message
         if turn is None:
             raise self._fail(RemoteError(message.seat, "sent a message after the match ended", seq))
         if message.seat != turn.seat or message.kind is not turn.kind:
@@ -331,11 +372,15 @@ class Session:
         self._take(message)
         return message
 
-    def abort(self, reason: str) -> SignedMessage:
-        """Our signed notice that we stop the game, to send to the others before leaving."""
-        message = seal(self._key, len(self.log), self.head, self.seat, Kind.ABORT, reason[:200])
+    def abort(self, reason: str, culprit: int | None = None) -> SignedMessage:
+        """Our signed notice that we stop the game, and whom we blame, to send to the others
+        before leaving (and to keep in our transcript)."""
+        if self._key is None:
+            raise LocalError("an observer sends nothing")
+        body = {"reason": reason[:MAX_REASON], "culprit": culprit}
+        message = seal(self._key, len(self.log), self.head, self.seat, Kind.ABORT, body)  # type: ignore[arg-type]
         self.log.append(message)
-        self._error = self._error or Aborted(self.seat, reason)
+        self._error = self._error or Aborted(self.seat, reason, culprit)  # type: ignore[arg-type]
         return message
 
     @property
@@ -355,16 +400,34 @@ class Session:
 
     def _take(self, message: SignedMessage) -> None:
         self.log.append(message)
+        self._advance(lambda: self._script.send(message), message)
+
+    def _advance(self, step: Callable[[], _Turn], message: SignedMessage) -> None:
+        """Run the schedule to its next turn, turning its errors into the session's."""
         try:
-            self._turn = self._script.send(message)
+            self._turn = step()
         except StopIteration:
             self._turn = None
+        except Convicted as verdict:  # reached by every peer from the log: not our failure
+            self._fail(verdict)
         except (RemoteError, LocalError) as error:
             raise self._fail(error) from None
         except RemoteDeckError as error:
             raise self._fail(RemoteError(error.seat, str(error), message.seq)) from None
-        except UnattributedDeckError as error:
-            raise self._fail(RemoteError(message.seat, str(error), message.seq)) from None
+
+    def _take_dispute(self, message: SignedMessage) -> None:
+        """A seat disputes a reveal, at its turn: every seat reveals its secret, and the audit
+        names whoever cheated (or the disputer, if nobody did)."""
+        deck = self._open_deck
+        body = message.body
+        position = body.get("position") if isinstance(body, dict) else None
+        if deck is None or type(position) is not int:
+            self.log.append(message)
+            raise self._fail(self._remote(message, "disputed a reveal when no deck is being revealed"))
+        self._anomaly = None
+        self.log.append(message)
+        self._script = self._dispute(deck, message.seat, position)
+        self._advance(lambda: next(self._script), message)
 
     def _remote(self, message: SignedMessage, reason: str) -> RemoteError:
         return RemoteError(message.seat, reason, message.seq)
@@ -417,6 +480,7 @@ class Session:
         for kind, make in ((Kind.COMMIT, Deck.commit), (Kind.SHUFFLE, Deck.shuffle_pass), (Kind.LOCK, Deck.lock_pass)):
             for seat in range(self.players):
                 yield from self._deck_step(deck, _Turn(seat, kind, make=lambda _, m=make: m(deck).to_wire()))
+        self._open_deck = deck
         return deck
 
     def _deck_step(self, deck: Deck, turn: _Turn) -> Generator[_Turn, SignedMessage, tuple[Revealed, ...]]:
@@ -431,7 +495,18 @@ class Session:
             return deck.receive_wire(message.seat, message.body)  # raises, naming the sender
         if type(decoded) is not expected:
             raise self._remote(message, f"a {turn.kind.value} message holds a {type(decoded).__name__}")
-        return deck.receive(message.seat, decoded)
+        try:
+            return deck.receive(message.seat, decoded)
+        except UnattributedDeckError as error:
+            self._note_anomaly(error)
+            return ()
+
+    def _note_anomaly(self, error: UnattributedDeckError) -> None:
+        """A reveal went wrong, and perhaps only we can see it: we dispute it at our next turn,
+        a moment every seat agrees on (session.md §5). An observer waits for the dispute, or
+        for the end-of-hand audit."""
+        if self._anomaly is None and self.seat is not None:
+            self._anomaly = error
 
     def _keys_round(self, deck: Deck, visible: Callable[[int], set[int]], learn: Callable[[Revealed], None]):
         """Each seat in order publishes its keys for every position that some other seat may
@@ -461,8 +536,18 @@ class Session:
 
     def _open(self, deck: Deck) -> Generator[_Turn, SignedMessage, None]:
         """Every seat reveals its secret, in order."""
+        self._open_deck = None
+        self._anomaly = None  # the audit that follows judges everything
         for seat in range(self.players):
             yield from self._deck_step(deck, _Turn(seat, Kind.SECRET, make=lambda _: deck.reveal_secret().to_wire()))
+
+    def _dispute(self, deck: Deck, accused: int, position: int) -> Script:
+        """Every secret, then the audit's verdict, which ends the game (session.md §5)."""
+        yield from self._open(deck)
+        deviation = audit(deck.params, deck.record).deviation
+        if deviation is not None:
+            raise Convicted(deviation.seat, f"cheated in the deal ({deviation}); found at position {position}")
+        raise Convicted(accused, f"disputed position {position}, which the audit found dealt correctly")
 
     def _hand(self, match: Match) -> Script:
         number = len(match.hands) + 1
@@ -526,7 +611,15 @@ class Session:
         if how == "claim" and not sees:
             raise self._remote(message, "claims a card it may not see: only a closed box card is played, blind")
         if message.seat != self.seat:
-            for item in deck.receive(message.seat, decoded):
+            try:
+                revealed = deck.receive(message.seat, decoded)
+            except UnattributedDeckError as error:
+                # The claim checks out against the deck, but names a card this seat saw
+                # elsewhere: a pass duplicated it. Play on with the claimed card, and
+                # dispute at our next turn (seats that saw less may not have noticed).
+                self._note_anomaly(error)
+                revealed = (Revealed(position, decoded.card),)
+            for item in revealed:
                 learn(item)
         self._published[message.seat].add(position)
         return PLAYS[position], how == "blind"

@@ -40,6 +40,7 @@ class Kind(enum.Enum):
     SECRET = "secret"  # end-of-hand reveal of a seat's hand secret
     RESULT = "result"  # a seat's signature on a hand's result
     FINAL = "final"  # a seat's signature on the match result
+    DISPUTE = "dispute"  # a seat found a bad reveal: every secret is called in, the audit judges
     ABORT = "abort"  # a seat stops the game and says why
 
 

@@ -12,8 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from p2pwhist.session import Aborted, HOST, LocalError, RemoteError, Session
-from p2pwhist.signed import SignatureError, SignedMessage
+from p2pwhist.session import (
+    HOST,
+    Aborted,
+    BadSignature,
+    BrokenChain,
+    Convicted,
+    LocalError,
+    RemoteError,
+    Session,
+    abort_body,
+)
+from p2pwhist.signed import Kind, SignatureError, SignedMessage
 
 
 @dataclass(frozen=True)
@@ -83,14 +93,21 @@ def verify(messages: Sequence[SignedMessage]) -> Verdict:
         reason = error.reason if isinstance(error, RemoteError) else str(error)
         return Verdict(False, False, None, (), start.digest, Fault(0, HOST, "the host", "?", reason))
     stopped = None
-    for message in messages[1:]:
+    for index, message in enumerate(messages[1:], start=1):
         try:
             session.receive(message.raw, message.seat)
         except Aborted as aborted:
             stopped = f"seat {aborted.seat} stopped the game at message {message.seq}: {aborted.reason}"
             break
+        except (BadSignature, BrokenChain) as error:
+            # The message proves nothing against the seat it names: the peer who recorded it
+            # says, in its signed ABORT, whose connection carried it.
+            fault = _recorded_blame(session, error, messages[index + 1 : index + 2]) or _fault(session, error)
+            return _verdict(session, valid=False, error=fault)
         except RemoteError as error:
             return _verdict(session, valid=False, error=_fault(session, error))
+        if isinstance(session.error, Convicted):  # a dispute the audit settled
+            return _verdict(session, valid=False, error=_fault(session, session.error))
     complete = session.error is None and session.waiting_for is None
     if not complete and stopped is None:
         seat = session.waiting_for
@@ -98,6 +115,26 @@ def verify(messages: Sequence[SignedMessage]) -> Verdict:
         stopped = (f"the transcript ends at message {len(session.log) - 1}, "
                    f"waiting for {who} (seat {seat}) to send {session.expected_kind.value}")
     return _verdict(session, valid=True, complete=complete, stopped=stopped)
+
+
+def _recorded_blame(session: Session, error: RemoteError, following: Sequence[SignedMessage]) -> Fault | None:
+    """The blame in the recording peer's ABORT, if it follows the refused message as it must:
+    next in the log, chained to the last good message, validly signed."""
+    if not following:
+        return None
+    notice = following[0]
+    if notice.kind is not Kind.ABORT or notice.seq != len(session.log) or notice.prev != session.head:
+        return None
+    try:
+        notice.verify(session.table.players[notice.seat].key)
+    except (SignatureError, IndexError):
+        return None
+    reason, culprit = abort_body(notice.body, session.players)
+    if culprit is None:
+        return None
+    player = session.table.players[culprit]
+    return Fault(error.seq if error.seq is not None else notice.seq, culprit, player.name, player.fingerprint,
+                 f"{error.reason}; seat {notice.seat}, which received it, blames {player.name}: {reason}")
 
 
 def _fault(session: Session, error: RemoteError) -> Fault:

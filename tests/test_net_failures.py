@@ -32,6 +32,7 @@ from p2pwhist.games.match import MatchLength
 from p2pwhist.session import HOST, Player, RemoteError, Table
 from p2pwhist.signed import GENESIS_PREV, Kind, SignedMessage, parse, public_bytes, seal
 from p2pwhist.transcript import read_transcript
+from p2pwhist.verify import verify
 from p2pwhist.wire import pack
 
 TEN_MB = 10 * 1024 * 1024
@@ -204,7 +205,8 @@ def test_a_peer_that_disconnects_mid_game_is_named_to_everyone(tmp_path, leave):
     assert messages[0].kind is Kind.START
     assert [(m.seat, m.kind) for m in messages[1:3]] == [(1, Kind.ACCEPT), (2, Kind.ACCEPT)]
     assert Kind.KEYS in {m.kind for m in messages}
-    assert (messages[-1].seat, messages[-1].kind) == (0, Kind.ABORT) and "bob disconnected" in messages[-1].body
+    assert (messages[-1].seat, messages[-1].kind) == (0, Kind.ABORT)
+    assert "bob disconnected" in messages[-1].body["reason"] and messages[-1].body["culprit"] == 1
     # Alice saved each secret before using it: the first opens her first commitment.
     saved = (tmp_path / "alice.p2pw.secrets").read_bytes()
     assert len(saved) == 32 * 2  # the cut's and the first hand's
@@ -234,4 +236,8 @@ def test_an_illegal_move_is_named_with_its_rule_by_everyone(tmp_path, monkeypatc
         assert done.code == 1
         line = done.error_line()
         assert line.startswith("p2pwhist: bob (seat 1)") and rule in line
-    assert abort.kind is Kind.ABORT and "bob (seat 1) broke the rules" in abort.body
+    assert abort.kind is Kind.ABORT and "bob (seat 1) broke the rules" in abort.body["reason"]
+    assert abort.body["culprit"] == 1
+    # The host kept bob's play as evidence: verifying its transcript gives the same verdict.
+    verdict = verify(read_transcript(tmp_path / "alice.p2pw"))
+    assert not verdict.valid and verdict.error.seat == 1 and rule in verdict.error.reason

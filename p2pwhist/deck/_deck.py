@@ -11,7 +11,9 @@ Everything that changes the state lives in this file. The rules it keeps:
 - Revealing a secret ends the hand: from then on only secrets are taken, until every seat's
   secret is in (``DONE``) and ``audit(params, deck.record)`` can judge the hand.
 - A peer's error puts the deck in ``ERROR``: every later call fails, except those revealing
-  and taking secrets, which the audit needs.
+  and taking secrets, which the audit needs. An unattributed fault (a reveal that decrypts to
+  no card, or to one already seen) does not: the position stays unknown and the deck goes on,
+  so that the session can call for every secret at a moment all seats agree on.
 - Checks of form and turn come before a message is recorded, and such a message is dropped.
   A message that passes them is recorded before its cryptographic checks (on-curve points,
   decryption, claim, commitment opening), so that the audit sees the evidence.
@@ -259,9 +261,11 @@ class Deck:
                     sender, message.TYPE.step, f"out of order: the deck is {self._phase.value}"
                 )
             return handler(self, sender, message)
-        except (RemoteDeckError, UnattributedDeckError):
+        except RemoteDeckError:
             self._phase = Phase.ERROR
             raise
+        # An UnattributedDeckError leaves the deck as it was, the bad position unknown: the
+        # session goes on until it can call for every secret and the audit names the cheater.
 
     def _on_commitment(self, sender: int, message: Commitment) -> tuple[Revealed, ...]:
         if self._commitments[sender] is not None:
