@@ -160,16 +160,43 @@ Receive = Callable[[int], Awaitable[tuple[bytes, int]]]
 Relay = Callable[[bytes, int], Awaitable[None]]
 
 
+class _Record:
+    """The transcript file, kept level with the session's log, plus the evidence of a message
+    we refused (which never enters the log)."""
+
+    def __init__(self, session: Session, writer: TranscriptWriter) -> None:
+        self.session = session
+        self.writer = writer
+        self.written = 0
+
+    def catch_up(self) -> None:
+        log = self.session.log
+        for message in log[self.written :]:
+            self.writer.append(message)
+        self.written = len(log)
+
+    def evidence(self, raw: bytes) -> None:
+        """Write the message we refused, before our ABORT, so that anyone who verifies the
+        transcript reaches our verdict. A frame that is not even a message proves nothing."""
+        self.catch_up()
+        if self.session.log[-1].raw == raw:
+            return  # taken into the log, then refused by its body: already written
+        try:
+            self.writer.append(parse(raw))
+        except SignatureError:
+            pass
+
+
 async def _play(session: Session, options: PeerOptions, send: Send, receive: Receive, relay: Relay | None,
-                transcript: TranscriptWriter, names: list[str]) -> Outcome:
+                writer: TranscriptWriter, names: list[str]) -> Outcome:
     """Drive the session until the match is over; on a peer's fault, tell the others why.
 
     ``receive(seat)`` waits for the next message (from ``seat``, or from the host that relays
     it) and says which seat's connection carried it; the host passes ``relay`` to forward
     each joiner's message to the others."""
     started = trio.current_time()
-    for message in session.log:
-        transcript.append(message)
+    record = _Record(session, writer)
+    record.catch_up()
     try:
         while (need := session.need) is not Need.DONE:
             if need is Need.PEER:
@@ -187,46 +214,34 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
                 try:
                     message = session.receive(raw, via)
                 except RemoteError:
-                    _keep_evidence(session, raw, transcript)
+                    record.evidence(raw)
                     raise
-                transcript.append(message)
             else:
                 value = await _input_for(session, need, options, started)
                 message = session.produce(value)
-                transcript.append(message)
                 await send(message)
+            record.catch_up()
             if options.on_event:
                 options.on_event(session, message)
             if message.kind is Kind.RESULT:
-                transcript.sync()  # at least once a hand: nothing agreed is lost in a crash
+                writer.sync()  # at least once a hand: nothing agreed is lost in a crash
         if session.error is not None:
             raise session.error  # a verdict every peer reached (Convicted)
         assert session.outcome is not None
         return session.outcome
     except RemoteError as error:
         if not isinstance(error, Convicted):
-            await _abort(session, send, transcript, f"{names[error.seat]} (seat {error.seat}) broke the rules: {error.reason}", error.seat)
+            reason = f"{names[error.seat]} (seat {error.seat}) broke the rules: {error.reason}"
+            await _abort(session, send, record, reason, error.seat)
         raise NetError(f"{names[error.seat]} (seat {error.seat}): {error.reason}", error.seat) from None
     except Aborted as error:
-        transcript.append(session.log[-1])
         raise NetError(f"{names[error.seat]} (seat {error.seat}) stopped the game: {error.reason}", error.culprit) from None
     except NetError as error:
-        await _abort(session, send, transcript, str(error), error.seat)
+        await _abort(session, send, record, str(error), error.seat)
         raise
     finally:
-        transcript.close()
-
-
-def _keep_evidence(session: Session, raw: bytes, transcript: TranscriptWriter) -> None:
-    """Write the message we refused into the transcript, before our ABORT, so that anyone
-    who verifies it reaches our verdict. A frame that is not even a message proves nothing."""
-    if session.log[-1].raw == raw:
-        transcript.append(session.log[-1])  # taken into the log, then refused by its body
-        return
-    try:
-        transcript.append(parse(raw))
-    except SignatureError:
-        pass
+        record.catch_up()
+        writer.close()
 
 
 def _signed_by(session: Session, raw: bytes, seat: int) -> bool:
@@ -251,14 +266,14 @@ async def _input_for(session: Session, need: Need, options: PeerOptions, started
     return None
 
 
-async def _abort(session: Session, send, transcript: TranscriptWriter, reason: str, culprit: int | None) -> None:
+async def _abort(session: Session, send: Send, record: _Record, reason: str, culprit: int | None) -> None:
     """Sign and send our reason for stopping, and whom we blame; best effort: the others may
     be gone."""
     try:
         message = session.abort(reason, culprit)
     except SessionError:
         return
-    transcript.append(message)
+    record.catch_up()
     with trio.move_on_after(2):
         try:
             await send(message)
@@ -363,13 +378,18 @@ async def host(options: PeerOptions, table_options: HostOptions,
                 if seat != via:
                     await link.send(raw)
 
+        failure: NetError | None = None
         try:
             outcome = await _play(session, options, send, receive, relay, writer, names)
             saved.unlink(missing_ok=True)  # every secret is in the finished transcript now
+        except NetError as error:  # raised below, outside the nursery, as itself (not a group)
+            failure = error
         finally:
             for link in links:
                 await link.close()
             nursery.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
     return GameRecord(outcome, path, table)
 
 

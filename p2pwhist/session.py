@@ -445,7 +445,7 @@ class Session:
         yield from self._open(cut_deck)  # the cut's deck is audited like any other
         deviation = audit(cut_deck.params, cut_deck.record).deviation
         if deviation is not None:
-            raise RemoteError(deviation.seat, f"cheated in the cut: {deviation}")
+            raise Convicted(deviation.seat, f"cheated in the cut: {deviation}")
         cut = [cut_deck.known_card(p) for p in range(n)]
         self.match = match = Match.after_cut(self.game, self.table.length, cut)  # type: ignore[arg-type]
         while True:
@@ -561,9 +561,10 @@ class Session:
             seat = hand.current_seat
             message = yield _Turn(seat, Kind.PLAY, Need.MOVE, lambda move: self._make_play(deck, hand, move))
             move, blind = self._read_play(message, deck, hand, learn)
-            if blind:
-                yield from self._keys_round(deck, lambda s: visible(s, {move.position}), learn)
             try:
+                hand.check(move)  # before a blind card is revealed: its legality needs no card
+                if blind:
+                    yield from self._keys_round(deck, lambda s: visible(s, {move.position}), learn)
                 hand.apply(move)
             except IllegalMove as illegal:
                 raise self._remote(message, illegal.rule) from None

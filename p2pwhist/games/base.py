@@ -109,6 +109,8 @@ class HandState(Protocol):
 
     def apply(self, move: Play) -> None: ...
 
+    def check(self, move: Play) -> None: ...  # apply's refusal, without playing
+
     def view(self, seat: int) -> Any: ...  # what ``seat`` may know, as the game's view type
 
     def visible_to(self, seat: int) -> frozenset[int]: ...

@@ -349,6 +349,11 @@ class BoxWhistHand:
         else:
             self._finish_trick()
 
+    def check(self, move: Play) -> None:
+        """Raise the ``IllegalMove`` that ``apply`` would, without playing. Works before the
+        card is revealed: only following suit needs it, and a blind box card never follows."""
+        self._validate(move, self.revoke_policy)
+
     def refusal(self, move: Play) -> IllegalMove | None:
         """Why the rules refuse ``move`` for the seat to act, or None if it is legal.
 
@@ -573,6 +578,11 @@ class BoxWhistView:
     @property
     def legal_moves(self) -> list[Play]:
         return self._state.legal_moves() if self._state.turn == self.seat else []
+
+    def check(self, move: Play) -> None:
+        """Raise the ``IllegalMove`` that ``apply`` would, without playing. Works before the
+        card is revealed: only following suit needs it, and a blind box card never follows."""
+        self._validate(move, self.revoke_policy)
 
     def refusal(self, move: Play) -> IllegalMove | None:
         """Why this seat may not play ``move`` now, or None if it may."""

@@ -1,0 +1,307 @@
+"""The cheat catalogue: networked games in which one test-only peer deviates at one point.
+
+Every peer is a real ``p2pwhist.net`` host or joiner on loopback TCP, run as trio tasks of
+this test; the cheater is the same code with one method patched, for its seat only. Each
+test checks when the cheat is caught (at once, or by the audit), that every honest peer names
+the cheater, that the honest peers stop or play on as the rules say, and that ``verify`` on an
+honest peer's transcript reaches the same verdict.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pwhist import net
+from p2pwhist.bots import RandomBot
+from p2pwhist.deck import Deck, PositionKey, PositionKeys, ShufflePass
+from p2pwhist.deck._curve import encode_card
+from p2pwhist.games.base import PLAYS
+from p2pwhist.games.boxwhist import BoxWhist, BoxWhistView
+from p2pwhist.games.match import MatchLength
+from p2pwhist.session import Outcome, Session, SessionError
+from p2pwhist.signed import Kind, parse, seal
+from p2pwhist.transcript import read_transcript
+from p2pwhist.verify import Verdict, verify
+
+NAMES = ["alice", "bob", "carol"]
+CHEATER = 1  # bob, a joiner (except where the host cheats)
+
+
+@dataclass
+class Played:
+    """What each seat ended with, and its transcript."""
+
+    results: list[Outcome | net.NetError]
+    transcripts: list[Path]
+
+    def verdict_of(self, seat: int) -> Verdict:
+        return verify(read_transcript(self.transcripts[seat]))
+
+    def honest(self, cheater: int) -> list[int]:
+        return [seat for seat in range(len(self.results)) if seat != cheater]
+
+
+async def play_table(tmp_path: Path, players: int = 2, hands: int = 1, timeout: float = 10.0,
+                     bots: dict[int, object] | None = None, keys: list | None = None,
+                     quitter: int | None = None) -> Played:
+    """Host and joiners as tasks over loopback TCP; each seat's result or error is kept. A
+    ``quitter`` never finishes by itself: it is cancelled once every other seat has."""
+    keys = keys or [Ed25519PrivateKey.generate() for _ in range(players)]
+    transcripts = [tmp_path / f"{name}.p2pw" for name in NAMES[:players]]
+    results: list[Outcome | net.NetError] = [net.NetError("did not finish")] * players
+    joined = []
+    finished: set[int] = set()
+
+    def options(seat: int) -> net.PeerOptions:
+        bot = (bots or {}).get(seat) or RandomBot(random.Random(seat))
+        report = joined.append if seat == 0 else (lambda line: None)
+        return net.PeerOptions(NAMES[seat], keys[seat], net.Agent(bot.choose, False), transcripts[seat],
+                               timeout=timeout, report=report)
+
+    async def seat_task(seat: int, play, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            record = await play(task_status=task_status) if seat == 0 else await play()
+            results[seat] = record.outcome
+        except (net.NetError, SessionError) as error:  # a cheater's own session may fail oddly
+            results[seat] = error
+        finished.add(seat)
+        if quitter is not None and finished >= set(range(players)) - {quitter}:
+            nursery.cancel_scope.cancel()
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            table = net.HostOptions(BoxWhist(players), MatchLength(hands=hands), 0, "127.0.0.1")
+            port = await nursery.start(seat_task, 0, lambda task_status: net.host(options(0), table, task_status=task_status))
+            for seat in range(1, players):
+                nursery.start_soon(seat_task, seat, lambda s=seat: net.join(options(s), "127.0.0.1", port))
+                while not any(f"{seat + 1}/{players} seated" in line for line in joined):  # seats by arrival
+                    await trio.sleep(0.01)
+    return Played(results, transcripts)
+
+
+def only_for(seat: int, cheat, honest):
+    """A method that cheats for one seat's object and behaves for every other."""
+
+    def method(self, *args, **kwargs):
+        return (cheat if getattr(self, "seat", None) == seat else honest)(self, *args, **kwargs)
+
+    return method
+
+
+def assert_caught(table: Played, cheater: int, words: str) -> None:
+    """Every honest peer stopped naming the cheater, and verify agrees with them: a peer that
+    holds the evidence gets an invalid verdict against the cheater; one that only got another
+    peer's ABORT gets a fair but unfinished game, stopped with the same blame."""
+    for seat in table.honest(cheater):
+        result = table.results[seat]
+        assert isinstance(result, net.NetError), f"seat {seat} finished: {result}"
+        assert result.seat == cheater and NAMES[cheater] in str(result), str(result)
+        assert words in str(result), str(result)
+        verdict = table.verdict_of(seat)
+        if verdict.valid:
+            assert not verdict.complete and NAMES[cheater] in verdict.stopped and words in verdict.stopped
+        else:
+            assert verdict.error.seat == cheater and words in verdict.error.reason, verdict.error
+
+
+# -- caught by the audit ---------------------------------------------------------------------
+
+
+async def test_a_card_substituted_in_a_shuffle_pass_is_disputed_and_pinned_by_the_audit(tmp_path, monkeypatch):
+    honest = Deck.shuffle_pass
+
+    def substitute(self):
+        message = honest(self)
+        stranger = encode_card(b"not a card of this game", 0)[0]  # a valid point, no card's
+        return ShufflePass((stranger, *message.points[1:]))
+
+    monkeypatch.setattr(Deck, "shuffle_pass", only_for(CHEATER, substitute, honest))
+    table = await play_table(tmp_path)
+    assert_caught(table, CHEATER, "shuffle pass")
+
+
+async def test_a_wrong_position_key_is_disputed_and_pinned_by_the_audit(tmp_path, monkeypatch):
+    honest = Deck.keys_for
+    done = []
+
+    def wrong_key(self, positions):
+        message = honest(self, positions)
+        if done or self.params.hand == 0:  # cheat once, in the first real hand's deal
+            return message
+        done.append(True)
+        first = message.keys[0]
+        return PositionKeys((PositionKey(first.position, first.key % 1000 + 2), *message.keys[1:]))
+
+    monkeypatch.setattr(Deck, "keys_for", only_for(CHEATER, wrong_key, honest))
+    table = await play_table(tmp_path)
+    assert_caught(table, CHEATER, "position key")
+
+
+async def test_a_secret_that_is_never_revealed_forfeits_the_game_after_the_timeout(tmp_path, monkeypatch):
+    honest = net._input_for
+
+    async def refuse(session, need, options, started):
+        if session.seat == CHEATER and session.expected_kind is Kind.SECRET and session.hand is not None:
+            await trio.sleep_forever()
+        return await honest(session, need, options, started)
+
+    monkeypatch.setattr(net, "_input_for", refuse)
+    table = await play_table(tmp_path, timeout=2.0, quitter=CHEATER)
+    for seat in table.honest(CHEATER):
+        error = table.results[seat]
+        assert isinstance(error, net.NetError) and error.seat == CHEATER and "sent nothing for 2 s" in str(error)
+        verdict = table.verdict_of(seat)
+        assert verdict.valid and not verdict.complete  # everything up to there was fair
+        assert "bob (seat 1) sent nothing" in verdict.stopped
+        assert read_transcript(table.transcripts[seat])[-1].body["culprit"] == CHEATER
+
+
+# -- caught at once --------------------------------------------------------------------------
+
+
+def cheat_at_first_move(monkeypatch, make_body):
+    """The cheater's first PLAY is a message of its own making."""
+    honest = Session.produce
+    done = []
+
+    def produce(self, value=None):
+        if done or self.expected_kind is not Kind.PLAY:
+            return honest(self, value)
+        done.append(True)
+        return seal(self._key, len(self.log), self.head, self.seat, *make_body(self))
+
+    monkeypatch.setattr(Session, "produce", only_for(CHEATER, produce, honest))
+
+
+async def test_claiming_a_card_not_held_is_caught_at_once(tmp_path, monkeypatch):
+    def claim_another_card(session):
+        position = session.view().legal_moves[0].position
+        honest = session.deck.claim(position)
+        other = next(c for c in BoxWhist(2).deck() if c not in session.view().hand.values())
+        return Kind.PLAY, {"claim": [honest.to_wire()[0], position, int(other), honest.to_wire()[3]]}
+
+    cheat_at_first_move(monkeypatch, claim_another_card)
+    table = await play_table(tmp_path)
+    assert_caught(table, CHEATER, "claim")
+
+
+async def test_playing_out_of_turn_is_caught_at_once(tmp_path, monkeypatch):
+    honest = Session.produce
+    done = []
+
+    def keys_turn_play(self, value=None):
+        if done or self.expected_kind is not Kind.KEYS or self.hand is None:
+            return honest(self, value)
+        done.append(True)  # at its turn to publish keys, it plays a card instead
+        position = next(iter(self.view().hand))
+        return seal(self._key, len(self.log), self.head, self.seat, Kind.PLAY,
+                    {"claim": self.deck.claim(position).to_wire()})
+
+    monkeypatch.setattr(Session, "produce", only_for(CHEATER, keys_turn_play, honest))
+    table = await play_table(tmp_path)
+    assert_caught(table, CHEATER, "out of turn")
+
+
+async def test_a_closed_box_card_played_before_winning_a_trick_is_caught_at_once(tmp_path, monkeypatch):
+    def blind_box(session):
+        slot_position = session.view().box[0][1]
+        return Kind.PLAY, {"blind": session.deck.keys_for([slot_position]).to_wire()}
+
+    cheat_at_first_move(monkeypatch, blind_box)  # at its first move it cannot have won a trick
+    table = await play_table(tmp_path)
+    result = str(table.results[0])
+    # Following, the closed box is refused; leading, a box card is refused whatever the box.
+    assert_caught(table, CHEATER, "box may not be used" if "box may not" in result else "lead must come from the hand")
+
+
+async def test_a_forged_signature_is_pinned_on_the_connection_that_carried_it(tmp_path, monkeypatch):
+    """Carol (seat 2) sends a message in bob's name; she cannot sign it as bob."""
+    forger = 2
+    honest = Session.produce
+    done = []
+
+    def produce(self, value=None):
+        if done or self.expected_kind is not Kind.PLAY:
+            return honest(self, value)
+        done.append(True)
+        real = honest(self, value)
+        fake = seal(self._key, real.seq, real.prev, 1, real.kind, real.body)  # claims to be bob
+        return parse(fake.raw)
+
+    monkeypatch.setattr(Session, "produce", only_for(forger, produce, honest))
+    table = await play_table(tmp_path, players=3)
+    assert_caught(table, forger, "signature")
+
+
+async def test_a_replayed_message_is_caught_at_once(tmp_path, monkeypatch):
+    honest = Session.produce
+    done = []
+
+    def replay(self, value=None):
+        if done or self.expected_kind is not Kind.PLAY:
+            return honest(self, value)
+        done.append(True)
+        return next(m for m in self.log if m.seat == self.seat)  # its ACCEPT, again
+
+    monkeypatch.setattr(Session, "produce", only_for(CHEATER, replay, honest))
+    table = await play_table(tmp_path)
+    assert_caught(table, CHEATER, "does not follow")
+
+
+async def test_a_relaying_host_that_forks_the_log_is_caught(tmp_path, monkeypatch):
+    """The host shows carol a different, validly signed version of one of its messages."""
+    keys = [Ed25519PrivateKey.generate() for _ in range(3)]
+    honest = net.Link.send
+    forked = []
+
+    async def send(self, payload):
+        if self.seat == 2 and not forked and payload[:1] != b"\x81":  # a log message, not a REFUSE
+            message = parse(payload)
+            if message.seat == 0 and message.kind is Kind.COMMIT:
+                forked.append(True)
+                payload = seal(keys[0], message.seq, message.prev, 0, Kind.COMMIT, [1, bytes(32)]).raw
+        await honest(self, payload)
+
+    monkeypatch.setattr(net.Link, "send", send)
+    table = await play_table(tmp_path, players=3, keys=keys)
+    assert forked
+    error = table.results[2]
+    assert isinstance(error, net.NetError) and error.seat == 0 and "different histories" in str(error)
+    verdict = table.verdict_of(2)
+    assert not verdict.valid and verdict.error.seat == 0
+
+
+# -- caught by the audit, and the game goes on -----------------------------------------------
+
+
+async def test_a_revoke_is_found_by_the_audit_and_loses_the_hand_while_the_match_goes_on(tmp_path, monkeypatch):
+    class Revoker(RandomBot):
+        revoked = False
+
+        def choose(self, view):
+            if not Revoker.revoked and view.trick:
+                led = view.trick[0].card.suit
+                if any(c.suit is led for c in view.hand.values()):
+                    off = [p for p, c in view.hand.items() if c.suit is not led]
+                    if off:
+                        Revoker.revoked = True
+                        return PLAYS[off[0]]
+            return super().choose(view)
+
+    honest = BoxWhistView.refusal
+    monkeypatch.setattr(BoxWhistView, "refusal", only_for(CHEATER, lambda view, move: None, honest))
+    table = await play_table(tmp_path, hands=2, bots={CHEATER: Revoker(random.Random(1))})
+    assert Revoker.revoked
+    outcomes = table.results
+    assert all(isinstance(o, Outcome) for o in outcomes) and outcomes[0] == outcomes[1]
+    revoked_hands = [h for h in outcomes[0].hands if h.offenders]
+    assert len(revoked_hands) == 1 and revoked_hands[0].offenders == {CHEATER} and revoked_hands[0].winner == 0
+    verdict = table.verdict_of(0)
+    assert verdict.valid and verdict.complete and len(verdict.hands) == 2
+    assert [h.offenders for h in verdict.hands if h.offenders] == [(CHEATER,)]
+
