@@ -300,10 +300,12 @@ def _secret_source(saved: Path) -> Callable[[], bytes]:
     return new_secret
 
 
-def _files(options: PeerOptions, start: SignedMessage) -> tuple[Path, Path]:
-    """The transcript's path and, beside it, the file of this peer's secrets."""
+def _begin(options: PeerOptions, start: SignedMessage, seat: int) -> tuple[Session, Path, Path, TranscriptWriter]:
+    """Our session, the transcript's path, the file of our secrets beside it, and the open
+    transcript."""
     path = options.transcript or new_transcript_path(hashlib.sha256(start.raw).digest())
-    return path, path.with_name(path.name + ".secrets")
+    saved = path.with_name(path.name + ".secrets")
+    return Session(start, seat, options.key, _secret_source(saved)), path, saved, TranscriptWriter(path)
 
 
 # -- host ----------------------------------------------------------------------------------
@@ -351,11 +353,9 @@ async def host(options: PeerOptions, table_options: HostOptions,
         start = start_message(key, table)
         for link in links:
             await link.send(start.raw)
-        path, saved = _files(options, start)
-        session = Session(start, HOST, key, _secret_source(saved))
+        session, path, saved, writer = _begin(options, start, HOST)
         names = [p.name for p in table.players]
         options.report(f"All seats taken: {', '.join(names)}. Transcript: {path}")
-        writer = TranscriptWriter(path)
 
         async def send(message: SignedMessage) -> None:
             # Every link gets the message even when an earlier one is broken, so that our
@@ -528,11 +528,9 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
                     await _check_trust(options, player.name, player.key)
                 except (ConfigError, ChangedKey) as error:
                     raise NetError(str(error)) from None
-        path, saved = _files(options, start)
-        session = Session(start, seat, key, _secret_source(saved))
+        session, path, saved, writer = _begin(options, start, seat)
         names = [p.name for p in table.players]
         options.report(f"Seated as {names[seat]} (seat {seat}) with {', '.join(names)}. Transcript: {path}")
-        writer = TranscriptWriter(path)
 
         async def send(message: SignedMessage) -> None:
             await link.send(message.raw)

@@ -164,55 +164,53 @@ async def test_a_secret_that_is_never_revealed_forfeits_the_game_after_the_timeo
 # -- caught at once --------------------------------------------------------------------------
 
 
-def cheat_at_first_move(monkeypatch, make_body):
-    """The cheater's first PLAY is a message of its own making."""
+def cheat_once(monkeypatch, seat: int, kind: Kind, cheat) -> None:
+    """The first time ``seat`` is to send a message of ``kind`` in a hand, it sends
+    ``cheat(session, value, honest_produce)`` instead."""
     honest = Session.produce
     done = []
 
     def produce(self, value=None):
-        if done or self.expected_kind is not Kind.PLAY:
+        if done or self.expected_kind is not kind or self.hand is None:
             return honest(self, value)
         done.append(True)
-        return seal(self._key, len(self.log), self.head, self.seat, *make_body(self))
+        return cheat(self, value, honest)
 
-    monkeypatch.setattr(Session, "produce", only_for(CHEATER, produce, honest))
+    monkeypatch.setattr(Session, "produce", only_for(seat, produce, honest))
+
+
+def signed(session: Session, kind: Kind, body) -> object:
+    return seal(session._key, len(session.log), session.head, session.seat, kind, body)
 
 
 async def test_claiming_a_card_not_held_is_caught_at_once(tmp_path, monkeypatch):
-    def claim_another_card(session):
+    def claim_another_card(session, value, honest):
         position = session.view().legal_moves[0].position
-        honest = session.deck.claim(position)
+        claim = session.deck.claim(position).to_wire()
         other = next(c for c in BoxWhist(2).deck() if c not in session.view().hand.values())
-        return Kind.PLAY, {"claim": [honest.to_wire()[0], position, int(other), honest.to_wire()[3]]}
+        return signed(session, Kind.PLAY, {"claim": [claim[0], position, int(other), claim[3]]})
 
-    cheat_at_first_move(monkeypatch, claim_another_card)
+    cheat_once(monkeypatch, CHEATER, Kind.PLAY, claim_another_card)
     table = await play_table(tmp_path)
     assert_caught(table, CHEATER, "claim")
 
 
 async def test_playing_out_of_turn_is_caught_at_once(tmp_path, monkeypatch):
-    honest = Session.produce
-    done = []
+    def play_at_keys_turn(session, value, honest):  # at its turn to publish keys, it plays
+        position = next(iter(session.view().hand))
+        return signed(session, Kind.PLAY, {"claim": session.deck.claim(position).to_wire()})
 
-    def keys_turn_play(self, value=None):
-        if done or self.expected_kind is not Kind.KEYS or self.hand is None:
-            return honest(self, value)
-        done.append(True)  # at its turn to publish keys, it plays a card instead
-        position = next(iter(self.view().hand))
-        return seal(self._key, len(self.log), self.head, self.seat, Kind.PLAY,
-                    {"claim": self.deck.claim(position).to_wire()})
-
-    monkeypatch.setattr(Session, "produce", only_for(CHEATER, keys_turn_play, honest))
+    cheat_once(monkeypatch, CHEATER, Kind.KEYS, play_at_keys_turn)
     table = await play_table(tmp_path)
     assert_caught(table, CHEATER, "out of turn")
 
 
 async def test_a_closed_box_card_played_before_winning_a_trick_is_caught_at_once(tmp_path, monkeypatch):
-    def blind_box(session):
+    def blind_box(session, value, honest):
         slot_position = session.view().box[0][1]
-        return Kind.PLAY, {"blind": session.deck.keys_for([slot_position]).to_wire()}
+        return signed(session, Kind.PLAY, {"blind": session.deck.keys_for([slot_position]).to_wire()})
 
-    cheat_at_first_move(monkeypatch, blind_box)  # at its first move it cannot have won a trick
+    cheat_once(monkeypatch, CHEATER, Kind.PLAY, blind_box)  # at its first move it cannot have won a trick
     table = await play_table(tmp_path)
     result = str(table.results[0])
     # Following, the closed box is refused; leading, a box card is refused whatever the box.
@@ -222,33 +220,21 @@ async def test_a_closed_box_card_played_before_winning_a_trick_is_caught_at_once
 async def test_a_forged_signature_is_pinned_on_the_connection_that_carried_it(tmp_path, monkeypatch):
     """Carol (seat 2) sends a message in bob's name; she cannot sign it as bob."""
     forger = 2
-    honest = Session.produce
-    done = []
 
-    def produce(self, value=None):
-        if done or self.expected_kind is not Kind.PLAY:
-            return honest(self, value)
-        done.append(True)
-        real = honest(self, value)
-        fake = seal(self._key, real.seq, real.prev, 1, real.kind, real.body)  # claims to be bob
-        return parse(fake.raw)
+    def in_bobs_name(session, value, honest):
+        real = honest(session, value)
+        return seal(session._key, real.seq, real.prev, 1, real.kind, real.body)  # claims to be bob
 
-    monkeypatch.setattr(Session, "produce", only_for(forger, produce, honest))
+    cheat_once(monkeypatch, forger, Kind.PLAY, in_bobs_name)
     table = await play_table(tmp_path, players=3)
     assert_caught(table, forger, "signature")
 
 
 async def test_a_replayed_message_is_caught_at_once(tmp_path, monkeypatch):
-    honest = Session.produce
-    done = []
+    def replay(session, value, honest):
+        return next(m for m in session.log if m.seat == session.seat)  # its ACCEPT, again
 
-    def replay(self, value=None):
-        if done or self.expected_kind is not Kind.PLAY:
-            return honest(self, value)
-        done.append(True)
-        return next(m for m in self.log if m.seat == self.seat)  # its ACCEPT, again
-
-    monkeypatch.setattr(Session, "produce", only_for(CHEATER, replay, honest))
+    cheat_once(monkeypatch, CHEATER, Kind.PLAY, replay)
     table = await play_table(tmp_path)
     assert_caught(table, CHEATER, "does not follow")
 
