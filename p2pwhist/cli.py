@@ -34,13 +34,23 @@ from p2pwhist.games import GAMES
 from p2pwhist.games.base import ConfigError, HandResult
 from p2pwhist.games.match import MatchLength
 from p2pwhist.home import HomeError, KnownPeers, identity_fingerprint, load_identity
-from p2pwhist.net import DEFAULT_TIMEOUT, Agent, GameRecord, HostOptions, NetError, PeerOptions, host, join, parse_address
+from p2pwhist.net import (
+    DEFAULT_TIMEOUT,
+    Agent,
+    GameRecord,
+    HostOptions,
+    NetError,
+    PeerOptions,
+    host,
+    join,
+    parse_address,
+)
 from p2pwhist.session import Session, check_name
 from p2pwhist.signed import Kind, SignedMessage, fingerprint
 from p2pwhist.transcript import TranscriptError, read_transcript
+from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 from p2pwhist.ui.scoresheet import scoresheet
 from p2pwhist.verify import verify
-from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 
 EXIT_PEER = 1
 EXIT_USAGE = 2

@@ -12,7 +12,6 @@ from p2pwhist.bots import Bot
 from p2pwhist.games.base import Game, HandResult, HandState, Play
 from p2pwhist.games.match import Match, MatchLength
 
-
 OnMove = Callable[[HandState, int, Play], None]
 
 

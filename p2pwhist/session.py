@@ -48,8 +48,7 @@ from p2pwhist.deck import (
     decode_message,
 )
 from p2pwhist.games import game_from_wire
-from p2pwhist.games.base import PLAYS, ConfigError, Game, HandResult, HandState, IllegalMove, Play
-from p2pwhist.games.boxwhist import RevokePolicy
+from p2pwhist.games.base import PLAYS, ConfigError, Game, HandResult, HandState, HonourPolicy, IllegalMove, Play
 from p2pwhist.games.match import Match, MatchLength
 from p2pwhist.signed import (
     GENESIS_PREV,
@@ -552,7 +551,7 @@ class Session:
     def _hand(self, match: Match) -> Script:
         number = len(match.hands) + 1
         self.deck = deck = yield from self._shuffle(number, self.game.deck())
-        self.hand = hand = match.start_hand(revokes=RevokePolicy.RECORD)
+        self.hand = hand = match.start_hand(honour=HonourPolicy.RECORD)
         learn = lambda r: hand.learn(r.position, r.card)  # noqa: E731
         visible = lambda seat, extra=frozenset(): set(hand.visible_to(seat)) | extra  # noqa: E731
         moves: list[Play] = []

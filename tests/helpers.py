@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from p2pwhist.cards import Card, Suit
-from p2pwhist.games.boxwhist import TURN_UP, BoxWhist, BoxWhistHand, Layout, RevokePolicy
+from p2pwhist.games.base import HonourPolicy
+from p2pwhist.games.boxwhist import TURN_UP, BoxWhist, BoxWhistHand, Layout
 
 
 def cards(text: str) -> list[Card]:
@@ -39,7 +40,7 @@ def deal(
     game: BoxWhist,
     dealer: int = 0,
     trump: Suit | None | object = TURN_UP,
-    policy: RevokePolicy = RevokePolicy.REFUSE,
+    policy: HonourPolicy = HonourPolicy.REFUSE,
     **where,
 ) -> BoxWhistHand:
     """A hand on a fixed deck; ``trump`` names the trumps outright, or TURN_UP (rule 4)."""

@@ -9,13 +9,13 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from helpers import deal, play
+
 from p2pwhist.bots import BOTS, RandomBot
 from p2pwhist.bots.heuristic import HeuristicBot
 from p2pwhist.cards import Card, Suit
-from p2pwhist.games.base import PLAYS, Play
-from p2pwhist.games.boxwhist import TURN_UP, BoxWhist, BoxWhistHand, RevokePolicy
+from p2pwhist.games.base import PLAYS, HonourPolicy, Play
+from p2pwhist.games.boxwhist import TURN_UP, BoxWhist, BoxWhistHand
 from p2pwhist.local import play_hand, shuffled_deck
 
 TWO = BoxWhist(2)
@@ -85,7 +85,7 @@ def test_heuristic_plays_a_legal_move_in_every_position(players, hands):
 
 def _replay(game, hand: BoxWhistHand, deck, moves) -> BoxWhistHand:
     # RECORD: a permuted deal may make an earlier off-suit play a revoke; the view is the same.
-    other = BoxWhistHand(game, hand.dealer, hand.trump_rule, deck, RevokePolicy.RECORD)
+    other = BoxWhistHand(game, hand.dealer, hand.trump_rule, deck, HonourPolicy.RECORD)
     for position in moves:
         other.apply(PLAYS[position])
     return other

@@ -5,8 +5,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2pwhist.games.base import PLAYS, IllegalMove
-from p2pwhist.games.boxwhist import TRICKS_PER_HAND, TURN_UP, BoxWhist, BoxWhistHand, RevokePolicy
+from p2pwhist.games.base import PLAYS, HonourPolicy, IllegalMove
+from p2pwhist.games.boxwhist import TRICKS_PER_HAND, TURN_UP, BoxWhist, BoxWhistHand
 
 games = st.sampled_from([BoxWhist(2), BoxWhist(3), BoxWhist(4)])
 
@@ -118,7 +118,7 @@ def test_a_peer_that_learns_only_what_it_may_see_follows_the_same_game(game, see
     full, rng = random_hand(game, seed)
     known = full.visible_to(seat)
     peer = BoxWhistHand(game, full.dealer, TURN_UP, [c if p in known else None for p, c in enumerate(full.cards)],
-                        RevokePolicy.RECORD)
+                        HonourPolicy.RECORD)
     while not full.is_over:
         if full.turn == seat:
             assert peer.legal_moves() == full.legal_moves()

@@ -3,11 +3,11 @@
 Two-player deals use dealer 0, so seat 1 leads the first trick (rule 5)."""
 
 import pytest
-
 from helpers import cards, deal, make_deck, play
+
 from p2pwhist.cards import Card, Suit
-from p2pwhist.games.base import PLAYS, ConfigError, EngineMisuse, Illegal, IllegalMove, best_score
-from p2pwhist.games.boxwhist import DEFAULT_TRUMP_SEQUENCE, TURN_UP, BoxWhist, Layout, RevokePolicy
+from p2pwhist.games.base import PLAYS, ConfigError, EngineMisuse, HonourPolicy, Illegal, IllegalMove, best_score
+from p2pwhist.games.boxwhist import DEFAULT_TRUMP_SEQUENCE, TURN_UP, BoxWhist, Layout
 
 TWO = BoxWhist(2)
 # Seat 1 leads 2♠ and seat 0 wins with A♠, so seat 0 may look at its box; seat 0 holds only
@@ -161,10 +161,10 @@ def test_rule6_a_lead_comes_from_the_hand():
 
 def test_rule6_a_box_play_while_holding_the_suit_led_is_a_revoke():
     where = dict(OPENS_SEAT0_BOX, hands={**OPENS_SEAT0_BOX["hands"], 0: "AS 2H 4C 5C 6C 7C 8C 9C 10C JC QC"})
-    for policy in RevokePolicy:
+    for policy in HonourPolicy:
         hand = deal(TWO, trump=Suit.HEARTS, policy=policy, boxes={0: "6S"}, **where)
         play(hand, "2S", "AS", "4C", "5H", "6H")  # seat 0 may look, and holds the 2♥
-        if policy is RevokePolicy.REFUSE:
+        if policy is HonourPolicy.REFUSE:
             assert refused(hand, "box 1") is Illegal.MUST_FOLLOW_SUIT
         else:
             play(hand, "box 1")
@@ -290,13 +290,13 @@ def test_rule11_a_revoke_on_honour_is_found_by_the_audit_and_loses_the_hand():
     with pytest.raises(IllegalMove):
         live.apply(revoke)
     # Seat 1's peer cannot see seat 0's hand: it accepts the play "on honour".
-    peer = TWO.new_hand(0, (), [c if p in live.visible_to(1) else None for p, c in enumerate(deck)], RevokePolicy.RECORD)
+    peer = TWO.new_hand(0, (), [c if p in live.visible_to(1) else None for p, c in enumerate(deck)], HonourPolicy.RECORD)
     peer.apply(lead)
     peer.learn(revoke.position, deck[revoke.position])
     peer.apply(revoke)
     assert peer.revokes == []
     # The audit sees every card: it finds the revoke, and seat 0 loses however many tricks it took.
-    replay = TWO.new_hand(0, (), deck, RevokePolicy.RECORD)
+    replay = TWO.new_hand(0, (), deck, HonourPolicy.RECORD)
     moves = [lead, revoke]
     for move in moves:
         replay.apply(move)

@@ -3,8 +3,8 @@
 import random
 
 import pytest
-
 from helpers import cards, make_deck
+
 from p2pwhist.bots import RandomBot
 from p2pwhist.games.base import ConfigError, HandResult
 from p2pwhist.games.boxwhist import BoxWhist

@@ -19,8 +19,7 @@ from p2pwhist.games.base import HandResult, Play
 from p2pwhist.games.boxwhist import TRICKS_PER_HAND, BoxWhist, BoxWhistHand, BoxWhistView, Revoke
 from p2pwhist.games.match import Match, MatchLength
 from p2pwhist.local import play_hand, play_match, shuffled_deck
-from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
-from p2pwhist.ui import render
+from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher, render
 from p2pwhist.ui.render import Style
 from p2pwhist.ui.terminal import style_for, wants_color
 

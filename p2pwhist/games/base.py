@@ -65,6 +65,19 @@ class EngineMisuse(RuntimeError):
     """The caller used the engine wrongly (e.g. applied a card nobody has revealed yet)."""
 
 
+class HonourPolicy(enum.Enum):
+    """What ``apply`` does with a breach it can see of a rule played "on honour", such as
+    following suit in whist (no peer sees another's hand, so nobody can check it in play).
+
+    REFUSE suits local play, where the breach is simply illegal. RECORD suits a peer checking
+    others' moves and the end-of-hand audit: the breach is established and recorded, and the
+    game's rules say what it costs (in Box Whist, the hand).
+    """
+
+    REFUSE = "refuse"
+    RECORD = "record"
+
+
 class ConfigError(ValueError):
     """A game configuration that is malformed or not supported."""
 
@@ -136,6 +149,13 @@ class Game(Protocol):
 
     def first_dealer(self, cut: Sequence[Card]) -> int: ...
 
-    def new_hand(self, dealer: int, previous: Sequence[HandState], cards: Sequence[Card | None] | None = None) -> HandState: ...
+    def new_hand(self, dealer: int, previous: Sequence[HandState], cards: Sequence[Card | None] | None = None,
+                 honour: HonourPolicy = HonourPolicy.REFUSE) -> HandState: ...
+
+    def audit(self, dealer: int, previous: Sequence[HandState], cards: Sequence[Card],
+              moves: Sequence[Play]) -> HandState: ...  # a finished hand replayed, every card known
 
     def to_wire(self) -> dict[str, Any]: ...
+
+    @staticmethod
+    def from_wire(obj: object) -> Game: ...

@@ -18,7 +18,6 @@ OpenSpiel's Python games; it is still pure: no I/O, no clock, no randomness.
 
 from __future__ import annotations
 
-import enum
 import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
@@ -29,6 +28,7 @@ from p2pwhist.games.base import (
     ConfigError,
     EngineMisuse,
     HandResult,
+    HonourPolicy,
     Illegal,
     IllegalMove,
     Play,
@@ -123,11 +123,11 @@ class BoxWhist:
         dealer: int,
         previous: Sequence[BoxWhistHand] = (),
         cards: Sequence[Card | None] | None = None,
-        revokes: RevokePolicy | None = None,
+        honour: HonourPolicy = HonourPolicy.REFUSE,
     ) -> BoxWhistHand:
         """A fresh hand. ``cards`` is the deck in position order, None where unknown."""
         trump = self.trump_after(previous[-1].trump) if previous else TURN_UP
-        return BoxWhistHand(self, dealer, trump, cards, revokes or RevokePolicy.REFUSE)
+        return BoxWhistHand(self, dealer, trump, cards, honour)
 
     def audit(
         self, dealer: int, previous: Sequence[BoxWhistHand], cards: Sequence[Card], moves: Sequence[Play]
@@ -136,7 +136,7 @@ class BoxWhist:
 
         Raises ``IllegalMove`` for a move no honest peer could have accepted, and
         ``EngineMisuse`` if the moves stop before the hand is over."""
-        hand = self.new_hand(dealer, previous, cards, RevokePolicy.RECORD)
+        hand = self.new_hand(dealer, previous, cards, HonourPolicy.RECORD)
         for move in moves:
             hand.apply(move)
         if not hand.is_over:
@@ -158,18 +158,6 @@ class BoxWhist:
         if not isinstance(trumps, list) or len(trumps) > 5 or any(type(t) is not int or not 0 <= t <= 4 for t in trumps):
             raise ConfigError(f"bad trump sequence {trumps!r:.100}")
         return BoxWhist(obj["players"], tuple(None if t == 4 else Suit(t) for t in trumps))
-
-
-class RevokePolicy(enum.Enum):
-    """What ``apply`` does with a revoke it can see (rule 11).
-
-    REFUSE suits local play, where a revoke is simply illegal. RECORD suits a peer checking
-    others' moves and the end-of-hand audit: following suit is "on honour", so a revoke is
-    established and recorded, and the offender loses the hand.
-    """
-
-    REFUSE = "refuse"
-    RECORD = "record"
 
 
 class _TurnUp:
@@ -239,7 +227,7 @@ class BoxWhistHand:
         dealer: int,
         trump: Suit | None | _TurnUp,
         cards: Sequence[Card | None] | None,
-        revoke_policy: RevokePolicy = RevokePolicy.REFUSE,
+        honour: HonourPolicy = HonourPolicy.REFUSE,
     ) -> None:
         n = game.players
         deck_size = len(game.deck())
@@ -253,7 +241,7 @@ class BoxWhistHand:
         self.dealer = dealer
         self.trump_rule = trump
         self.cards = [None if c is None else Card(c) for c in cards]
-        self.revoke_policy = revoke_policy
+        self.honour = honour
         self.layout = layout = Layout.of(n, dealer, deck_size)
         self.hands = [list(h) for h in layout.hands]
         self.boxes = [list(b) for b in layout.boxes]
@@ -334,7 +322,7 @@ class BoxWhistHand:
         player reveals it). Following suit is checked only when this state knows the whole
         hand of the player; otherwise it is on honour until the end-of-hand audit.
         """
-        seat, from_box, revoke = self._validate(move, self.revoke_policy)
+        seat, from_box, revoke = self._validate(move, self.honour)
         position = move.position
         card = self.cards[position]
         if card is None:
@@ -352,19 +340,19 @@ class BoxWhistHand:
     def check(self, move: Play) -> None:
         """Raise the ``IllegalMove`` that ``apply`` would, without playing. Works before the
         card is revealed: only following suit needs it, and a blind box card never follows."""
-        self._validate(move, self.revoke_policy)
+        self._validate(move, self.honour)
 
     def refusal(self, move: Play) -> IllegalMove | None:
         """Why the rules refuse ``move`` for the seat to act, or None if it is legal.
 
         A seat's own move is always judged strictly, whatever the revoke policy."""
         try:
-            self._validate(move, RevokePolicy.REFUSE)
+            self._validate(move, HonourPolicy.REFUSE)
         except IllegalMove as refused:
             return refused
         return None
 
-    def _validate(self, move: Play, policy: RevokePolicy) -> tuple[int, bool, bool]:
+    def _validate(self, move: Play, policy: HonourPolicy) -> tuple[int, bool, bool]:
         """Rules 6-7: (seat, from the box?, is a revoke to record?) or ``IllegalMove``."""
         seat = self.turn
         if seat is None:
@@ -390,7 +378,7 @@ class BoxWhistHand:
             return seat, from_box, False  # not knowable here: on honour until the audit
         if not any(cards[p].suit is led for p in hand):  # type: ignore[union-attr]
             return seat, from_box, False
-        if policy is RevokePolicy.REFUSE:
+        if policy is HonourPolicy.REFUSE:
             raise IllegalMove(Illegal.MUST_FOLLOW_SUIT, seat, f"holds {_suit_name(led)}")
         return seat, from_box, True
 
@@ -582,7 +570,7 @@ class BoxWhistView:
     def check(self, move: Play) -> None:
         """Raise the ``IllegalMove`` that ``apply`` would, without playing. Works before the
         card is revealed: only following suit needs it, and a blind box card never follows."""
-        self._validate(move, self.revoke_policy)
+        self._validate(move, self.honour)
 
     def refusal(self, move: Play) -> IllegalMove | None:
         """Why this seat may not play ``move`` now, or None if it may."""
