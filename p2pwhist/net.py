@@ -34,6 +34,7 @@ from p2pwhist.session import (
     PROTOCOL_VERSION,
     Aborted,
     Convicted,
+    LocalError,
     Need,
     Outcome,
     Player,
@@ -236,6 +237,9 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
         raise NetError(f"{names[error.seat]} (seat {error.seat}): {error.reason}", error.seat) from None
     except Aborted as error:
         raise NetError(f"{names[error.seat]} (seat {error.seat}) stopped the game: {error.reason}", error.culprit) from None
+    except LocalError as error:  # our own fault: say so, and let the others stop cleanly
+        await _abort(session, send, record, f"{names[session.seat]} failed: {error}", None)
+        raise NetError(f"this program failed: {error}") from None
     except NetError as error:
         await _abort(session, send, record, str(error), error.seat)
         raise

@@ -37,6 +37,7 @@ from p2pwhist.deck import (
     Deck,
     DeckError,
     DeckParams,
+    LocalDeckError,
     LockPass,
     PositionKeys,
     RemoteDeckError,
@@ -48,7 +49,17 @@ from p2pwhist.deck import (
     decode_message,
 )
 from p2pwhist.games import game_from_wire
-from p2pwhist.games.base import PLAYS, ConfigError, Game, HandResult, HandState, HonourPolicy, IllegalMove, Play
+from p2pwhist.games.base import (
+    PLAYS,
+    ConfigError,
+    EngineMisuse,
+    Game,
+    HandResult,
+    HandState,
+    HonourPolicy,
+    IllegalMove,
+    Play,
+)
 from p2pwhist.games.match import Match, MatchLength
 from p2pwhist.signed import (
     GENESIS_PREV,
@@ -273,6 +284,7 @@ class Session:
         self._error: SessionError | None = None
         self._anomaly: UnattributedDeckError | None = None  # a bad reveal we must dispute
         self._open_deck: Deck | None = None  # the deck whose cards are being revealed
+        self._published: list[set[int]] = []  # per seat, the positions it has published keys for
         self._script = self._run()
         self._turn: _Turn | None = next(self._script)
 
@@ -413,6 +425,8 @@ class Session:
             raise self._fail(error) from None
         except RemoteDeckError as error:
             raise self._fail(RemoteError(error.seat, str(error), message.seq)) from None
+        except (EngineMisuse, LocalDeckError) as error:  # a bug of ours: end cleanly all the same
+            raise self._fail(LocalError(f"internal error at message {message.seq}: {error}")) from None
 
     def _take_dispute(self, message: SignedMessage) -> None:
         """A seat disputes a reveal, at its turn: every seat reveals its secret, and the audit
@@ -420,11 +434,9 @@ class Session:
         deck = self._open_deck
         body = message.body
         position = body.get("position") if isinstance(body, dict) else None
-        if deck is None or type(position) is not int:
-            self.log.append(message)
-            raise self._fail(self._remote(message, "disputed a reveal when no deck is being revealed"))
-        self._anomaly = None
         self.log.append(message)
+        if deck is None or type(position) is not int:
+            raise self._fail(self._remote(message, "disputed a reveal when no deck is being revealed"))
         self._script = self._dispute(deck, message.seat, position)
         self._advance(lambda: next(self._script), message)
 
@@ -467,7 +479,7 @@ class Session:
     def _shuffle(self, number: int, cards) -> Generator[_Turn, SignedMessage, Deck]:
         """Commitments, shuffle passes and lock passes, each seat in order. Starts a new
         record of which keys each seat has published."""
-        self._published: list[set[int]] = [set() for _ in range(self.players)]
+        self._published = [set() for _ in range(self.players)]
         params = DeckParams(self.game_id, number, tuple(cards), self.players)
         if self._new_secret is None:
             deck = Deck.observer(params)
@@ -564,6 +576,9 @@ class Session:
                 hand.check(move)  # before a blind card is revealed: its legality needs no card
                 if blind:
                     yield from self._keys_round(deck, lambda s: visible(s, {move.position}), learn)
+                    if deck.known_card(move.position) is None:
+                        # Revealed to all, and it decrypts to no card for all: open at once.
+                        yield from self._dispute(deck, message.seat, move.position)
                 hand.apply(move)
             except IllegalMove as illegal:
                 raise self._remote(message, illegal.rule) from None
