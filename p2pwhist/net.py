@@ -432,12 +432,40 @@ async def _greet(stream: trio.SocketStream, options: PeerOptions, joiners: list[
         options.report(f"Dropped {link.name}: no HELLO within {HANDSHAKE_TIMEOUT:g} s")
         await link.close()
         return
-    link.seat = len(joiners) + 1  # seats follow the order of arrival; the host is seat 0
-    joiners.append(_Joiner(link, player))
+    joiner = _Joiner(link, player)
+    joiners.append(joiner)
+    _number(joiners)
     options.report(f"{player.name} joined (key {fingerprint(player.key)}); {len(joiners) + 1}/{players} seated")
     if len(joiners) == players - 1:
         seated.set()
-    await trio.sleep_forever()  # the connection now belongs to the game; keep it open
+    async with trio.open_nursery() as waiting:
+        waiting.start_soon(_leave_if_gone, joiner, joiners, options, waiting.cancel_scope)
+        await seated.wait()
+        waiting.cancel_scope.cancel()
+    if joiner in joiners:
+        await trio.sleep_forever()  # the connection now belongs to the game; keep it open
+
+
+def _number(joiners: list[_Joiner]) -> None:
+    """Seats follow the order of arrival; the host is seat 0."""
+    for seat, joiner in enumerate(joiners, start=1):
+        joiner.link.seat = seat
+
+
+async def _leave_if_gone(joiner: _Joiner, joiners: list[_Joiner], options: PeerOptions, scope: trio.CancelScope) -> None:
+    """Until the table fills a seated joiner has nothing to say: if its connection speaks or
+    closes, it has left, and its seat is free again. (Cancelled when the table fills; a
+    cancelled receive loses no bytes.)"""
+    try:
+        await joiner.link.receive()
+        why = "spoke before the game began"
+    except NetError:
+        why = "left before the game began"
+    joiners.remove(joiner)
+    _number(joiners)
+    options.report(f"{joiner.player.name} {why}; its seat is free again")
+    await joiner.link.close()
+    scope.cancel()
 
 
 async def _refuse(link: Link, reason: str) -> None:
@@ -523,9 +551,8 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
         table, seat = _seat_of(start, key)
         host_player = table.players[HOST]
         link.name = f"{host_player.name} (the host)"
-        if expect is not None:
-            if not same_fingerprint(expect, host_player.fingerprint):
-                raise NetError(f"the host's key is {host_player.fingerprint}, not the expected {expect}")
+        if expect is not None and not same_fingerprint(expect, host_player.fingerprint):
+            raise NetError(f"the host's key is {host_player.fingerprint}, not the expected {expect}")
         for i, player in enumerate(table.players):
             if i != seat:
                 try:

@@ -575,7 +575,7 @@ class Session:
             try:
                 hand.check(move)  # before a blind card is revealed: its legality needs no card
                 if blind:
-                    yield from self._keys_round(deck, lambda s: visible(s, {move.position}), learn)
+                    yield from self._keys_round(deck, lambda s, p=move.position: visible(s, {p}), learn)
                     if deck.known_card(move.position) is None:
                         # Revealed to all, and it decrypts to no card for all: open at once.
                         yield from self._dispute(deck, message.seat, move.position)

@@ -84,6 +84,22 @@ def test_a_third_joiner_to_a_full_table_is_refused_and_the_game_goes_on(tmp_path
     assert "Refused carol: the table is full" in hosted.out and "Match over" in hosted.out
 
 
+def test_a_joiner_who_leaves_before_the_table_fills_frees_its_seat(tmp_path):
+    with Peers(tmp_path) as peers:
+        host = peers.host("alice", players=3)
+        dan = FakePeer.connect(host.port)
+        dan.hello("dan", Ed25519PrivateKey.generate())
+        host.peer.wait_for(r"dan joined")
+        dan.close()
+        host.peer.wait_for(r"dan left before the game began; its seat is free again")
+        bob = peers.join("bob", host)
+        host.peer.wait_for(r"bob joined")
+        carol = peers.join("carol", host).finish()
+        bob, hosted = bob.finish(), host.peer.finish()
+    assert [bob.code, carol.code, hosted.code] == [0, 0, 0], (bob.err, carol.err, hosted.err)
+    assert "Match over" in hosted.out and "with alice, bob, carol" in carol.out
+
+
 @pytest.mark.parametrize(
     "send, reply",
     [
