@@ -15,6 +15,7 @@ send what it makes. Timeouts are set here, at the call sites.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import secrets
@@ -551,14 +552,18 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
         table, seat = _seat_of(start, key)
         host_player = table.players[HOST]
         link.name = f"{host_player.name} (the host)"
-        if expect is not None and not same_fingerprint(expect, host_player.fingerprint):
-            raise NetError(f"the host's key is {host_player.fingerprint}, not the expected {expect}")
-        for i, player in enumerate(table.players):
-            if i != seat:
-                try:
+        try:
+            if expect is not None and not same_fingerprint(expect, host_player.fingerprint):
+                raise ConfigError(f"the host's key is {host_player.fingerprint}, not the expected {expect}")
+            for i, player in enumerate(table.players):
+                if i != seat:
                     await _check_trust(options, player.name, player.key)
-                except (ConfigError, ChangedKey) as error:
-                    raise NetError(str(error)) from None
+        except (ConfigError, ChangedKey) as refusal:
+            # Tell the table why we leave, signed, instead of simply hanging up.
+            notice = Session(start, seat, key, None).abort(f"{options.name} refuses to play: {refusal}")
+            with trio.move_on_after(2), contextlib.suppress(NetError):
+                await link.send(notice.raw)
+            raise NetError(str(refusal)) from None
         session, path, saved, writer = _begin(options, start, seat)
         names = [p.name for p in table.players]
         options.report(f"Seated as {names[seat]} (seat {seat}) with {', '.join(names)}. Transcript: {path}")

@@ -54,7 +54,8 @@ def test_a_joiner_expecting_another_host_key_leaves_in_one_line(tmp_path):
     assert joiner.code == 1
     line = joiner.error_line()
     assert host.fingerprint in line and wrong in line
-    assert hosted.code == 1 and "bob" in hosted.error_line()
+    # bob says why he leaves, signed: the host passes his reason on
+    assert hosted.code == 1 and "bob (seat 1) stopped the game: bob refuses to play" in hosted.error_line()
 
 
 def test_a_known_name_with_a_new_key_is_refused(tmp_path):
