@@ -204,3 +204,39 @@ def test_our_own_illegal_move_is_refused_locally():
     illegal = next(PLAYS[p] for p in range(52) if PLAYS[p] not in actor.view().legal_moves)
     with pytest.raises(LocalError):
         actor.produce(illegal)
+
+
+def test_a_false_dispute_is_pinned_on_the_disputer_by_the_audit():
+    sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(12))
+    liar = until_move(sessions)
+    other = sessions[1 - liar.seat]
+    lie = forge(liar, Kind.DISPUTE, {"position": 0, "reason": "it decrypts to no card (it does)"})
+    other.receive(lie.raw, via=liar.seat)
+    # Both now reveal their secrets; the audit finds the deal clean, so the disputer lied.
+    liar._take_dispute(lie)
+    for _ in range(2):
+        sender = next(s for s in sessions if s.need is Need.SEND)
+        message = sender.produce()
+        assert message.kind is Kind.SECRET
+        receiver = sessions[1 - sender.seat]
+        if receiver.need is not Need.DONE:
+            receiver.receive(message.raw, via=sender.seat)
+    for session in sessions:
+        assert session.need is Need.DONE and session.error.seat == liar.seat
+        assert "dealt correctly" in session.error.reason
+
+
+def test_a_timed_match_ends_when_the_host_says_time_is_up():
+    sessions = open_table(BoxWhist(2), MatchLength(minutes=30), random.Random(13))
+    bots = [RandomBot(random.Random(seat)) for seat in range(2)]
+    while not all(s.need is Need.DONE for s in sessions):
+        actor = next(s for s in sessions if s.need not in (Need.PEER, Need.DONE))
+        if actor.need is Need.MOVE:
+            value = bots[actor.seat].choose(actor.view())
+        else:
+            value = len(actor.match.results) >= 2 if actor.match else False  # the host's clock
+        message = actor.produce(value)
+        for other in sessions:
+            if other is not actor:
+                other.receive(message.raw, actor.seat)
+    assert {len(s.outcome.hands) for s in sessions} == {2}
