@@ -50,7 +50,6 @@ from p2pwhist.deck import (
 )
 from p2pwhist.games import game_from_wire
 from p2pwhist.games.base import (
-    PLAYS,
     ConfigError,
     EngineMisuse,
     Game,
@@ -618,8 +617,10 @@ class Session:
             position = decoded.keys[0].position
         else:
             raise self._remote(message, f"malformed {how} play")
-        if position >= len(self.game.deck()):
-            raise self._remote(message, f"position {position} is outside the deck")
+        try:
+            move = Play.from_wire(position, len(self.game.deck()))
+        except ValueError as error:
+            raise self._remote(message, str(error)) from None
         sees = position in hand.visible_to(message.seat)
         if how == "blind" and sees:
             raise self._remote(message, "played blind a card it may see: a card it may see is claimed")
@@ -637,7 +638,7 @@ class Session:
             for item in revealed:
                 learn(item)
         self._published[message.seat].add(position)
-        return PLAYS[position], how == "blind"
+        return move, how == "blind"
 
     def _judge(self, deck: Deck, match: Match, hand: HandState, moves: list[Play]) -> HandResult:
         """The end-of-hand audit: the deck recomputed from the secrets, then every move

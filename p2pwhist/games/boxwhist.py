@@ -47,10 +47,6 @@ TRICKS_PER_HAND = {2: 26, 3: 17, 4: 13}
 BOX_ROUND_PERIOD = 3
 
 
-def _trump_name(trump: Suit | None) -> str:
-    return "no trumps" if trump is None else trump.symbol
-
-
 @dataclass(frozen=True, slots=True)
 class Layout:
     """Where each deck position goes at the deal (rule 2), for one seat count and dealer.
@@ -285,15 +281,6 @@ class BoxWhistHand:
     def exposed(self) -> int | None:
         """Position of the face-up stack card, if the stack lasts."""
         return self.stack[0] if self.stack else None
-
-    def _led_suit(self) -> Suit | None:
-        return self.trick[0].card.suit if self.trick else None
-
-    def _hand_cards(self, seat: int) -> list[Card]:
-        cards = [self.cards[p] for p in self.hands[seat]]
-        if None in cards:
-            raise EngineMisuse(f"seat {seat}'s hand is not known to this state")
-        return cards  # type: ignore[return-value]
 
     def legal_moves(self) -> list[Play]:
         """Rules 6-7 for the seat to act, which must be known to this state."""
