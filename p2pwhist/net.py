@@ -337,7 +337,11 @@ async def host(options: PeerOptions, table_options: HostOptions,
     ``task_status.started`` receives the listening port, so tests can ``nursery.start`` it."""
     players = table_options.game.players
     key = options.key
-    listeners = await trio.open_tcp_listeners(table_options.port, host=table_options.bind)
+    try:
+        listeners = await trio.open_tcp_listeners(table_options.port, host=table_options.bind)
+    except OSError as error:  # a port in use, an address not of this machine: the user's to fix
+        where = f"{table_options.bind or 'every address'}, port {table_options.port}"
+        raise ConfigError(f"cannot listen on {where}: {_os_words(error)} (choose another with --port or --bind)") from None
     port = listeners[0].socket.getsockname()[1]
     my_print = fingerprint(public_bytes(key.public_key()))
     options.report(f"Hosting {table_options.game.name} for {players} players on port {port}; "

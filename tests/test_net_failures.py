@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import socket
 import struct
 from collections.abc import Callable
 
@@ -41,6 +42,17 @@ TEN_MB = 10 * 1024 * 1024
 # -- before the game -----------------------------------------------------------------------
 
 
+def test_hosting_on_a_port_in_use_is_a_usage_error(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with Peers(tmp_path) as peers:
+            done = peers.start("alice", "host", "--bind", "127.0.0.1", "--port", str(port), "--bot", "random").finish()
+    assert done.code == 2
+    assert f"cannot listen on 127.0.0.1, port {port}: Address already in use" in done.error_line()
+
+
 def test_joining_a_port_nobody_listens_on(tmp_path):
     port = free_port()
     with Peers(tmp_path) as peers:
@@ -56,6 +68,7 @@ def test_joining_a_port_nobody_listens_on(tmp_path):
         (["join", "127.0.0.1"], "is not HOST:PORT"),
         (["join", "127.0.0.1:7878", "--name", " bob"], "a name is"),
         (["host", "--identity", "garbage.pem"], "cannot read the identity key"),
+        (["host", "--bind", "no.such.host.invalid"], "cannot listen on no.such.host.invalid"),
     ],
 )
 def test_our_own_usage_mistakes_exit_2(tmp_path, args, reason):
