@@ -278,6 +278,8 @@ def _trust_prompt(bot: str | None):
 
 
 def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
+    if args.transcript is not None and args.transcript.exists():  # found now, not once the game began
+        raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
     key = load_identity(args.identity)
     name = check_name(args.name or os.environ.get("USER") or os.environ.get("USERNAME") or "player")
     return PeerOptions(

@@ -30,8 +30,11 @@ class TranscriptError(ValueError):
 class TranscriptWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("xb")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = path.open("xb")  # a transcript is never overwritten
+        except OSError as error:
+            raise TranscriptError(f"cannot write the transcript {path}: {error.strerror}") from None
         self._file.write(MAGIC)
 
     def append(self, message: SignedMessage) -> None:

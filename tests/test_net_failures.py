@@ -69,6 +69,7 @@ def test_joining_a_port_nobody_listens_on(tmp_path):
         (["join", "127.0.0.1:7878", "--name", " bob"], "a name is"),
         (["host", "--identity", "garbage.pem"], "cannot read the identity key"),
         (["host", "--bind", "no.such.host.invalid"], "cannot listen on no.such.host.invalid"),
+        (["host", "--transcript", "garbage.pem"], "already exists: a transcript is never overwritten"),
     ],
 )
 def test_our_own_usage_mistakes_exit_2(tmp_path, args, reason):
