@@ -93,10 +93,13 @@ def only_for(seat: int, cheat, honest):
     return method
 
 
-def assert_caught(table: Played, cheater: int, words: str) -> None:
+def assert_caught(table: Played, cheater: int, words: str, when: str) -> None:
     """Every honest peer stopped naming the cheater, and verify agrees with them: a peer that
     holds the evidence gets an invalid verdict against the cheater; one that only got another
-    peer's ABORT gets a fair but unfinished game, stopped with the same blame."""
+    peer's ABORT gets a fair but unfinished game, stopped with the same blame.
+
+    ``when`` is "at once" (the transcript ends with the refused message and the ABORT that
+    answers it) or "by the audit" (a DISPUTE, then every seat's secret, ends it)."""
     for seat in table.honest(cheater):
         result = table.results[seat]
         assert isinstance(result, net.NetError), f"seat {seat} finished: {result}"
@@ -105,8 +108,14 @@ def assert_caught(table: Played, cheater: int, words: str) -> None:
         verdict = table.verdict_of(seat)
         if verdict.valid:
             assert not verdict.complete and NAMES[cheater] in verdict.stopped and words in verdict.stopped
+            continue
+        assert verdict.error.seat == cheater and words in verdict.error.reason, verdict.error
+        kinds = [m.kind for m in read_transcript(table.transcripts[seat])]
+        if when == "at once":
+            assert kinds[-1] is Kind.ABORT and Kind.DISPUTE not in kinds
         else:
-            assert verdict.error.seat == cheater and words in verdict.error.reason, verdict.error
+            players = len(table.results)
+            assert kinds[-players - 1] is Kind.DISPUTE and kinds[-players:] == [Kind.SECRET] * players, kinds[-6:]
 
 
 # -- caught by the audit ---------------------------------------------------------------------
@@ -122,7 +131,7 @@ async def test_a_card_substituted_in_a_shuffle_pass_is_disputed_and_pinned_by_th
 
     monkeypatch.setattr(Deck, "shuffle_pass", only_for(CHEATER, substitute, honest))
     table = await play_table(tmp_path)
-    assert_caught(table, CHEATER, "shuffle pass")
+    assert_caught(table, CHEATER, "shuffle pass", "by the audit")
 
 
 async def test_a_wrong_position_key_is_disputed_and_pinned_by_the_audit(tmp_path, monkeypatch):
@@ -139,7 +148,7 @@ async def test_a_wrong_position_key_is_disputed_and_pinned_by_the_audit(tmp_path
 
     monkeypatch.setattr(Deck, "keys_for", only_for(CHEATER, wrong_key, honest))
     table = await play_table(tmp_path)
-    assert_caught(table, CHEATER, "position key")
+    assert_caught(table, CHEATER, "position key", "by the audit")
 
 
 async def test_a_secret_that_is_never_revealed_forfeits_the_game_after_the_timeout(tmp_path, monkeypatch):
@@ -192,7 +201,7 @@ async def test_claiming_a_card_not_held_is_caught_at_once(tmp_path, monkeypatch)
 
     cheat_once(monkeypatch, CHEATER, Kind.PLAY, claim_another_card)
     table = await play_table(tmp_path)
-    assert_caught(table, CHEATER, "claim")
+    assert_caught(table, CHEATER, "claim", "at once")
 
 
 async def test_playing_out_of_turn_is_caught_at_once(tmp_path, monkeypatch):
@@ -202,7 +211,7 @@ async def test_playing_out_of_turn_is_caught_at_once(tmp_path, monkeypatch):
 
     cheat_once(monkeypatch, CHEATER, Kind.KEYS, play_at_keys_turn)
     table = await play_table(tmp_path)
-    assert_caught(table, CHEATER, "out of turn")
+    assert_caught(table, CHEATER, "out of turn", "at once")
 
 
 async def test_a_closed_box_card_played_before_winning_a_trick_is_caught_at_once(tmp_path, monkeypatch):
@@ -214,7 +223,8 @@ async def test_a_closed_box_card_played_before_winning_a_trick_is_caught_at_once
     table = await play_table(tmp_path)
     result = str(table.results[0])
     # Following, the closed box is refused; leading, a box card is refused whatever the box.
-    assert_caught(table, CHEATER, "box may not be used" if "box may not" in result else "lead must come from the hand")
+    assert_caught(table, CHEATER, "box may not be used" if "box may not" in result else "lead must come from the hand",
+                  "at once")
 
 
 async def test_a_forged_signature_is_pinned_on_the_connection_that_carried_it(tmp_path, monkeypatch):
@@ -227,7 +237,7 @@ async def test_a_forged_signature_is_pinned_on_the_connection_that_carried_it(tm
 
     cheat_once(monkeypatch, forger, Kind.PLAY, in_bobs_name)
     table = await play_table(tmp_path, players=3)
-    assert_caught(table, forger, "signature")
+    assert_caught(table, forger, "signature", "at once")
 
 
 async def test_a_replayed_message_is_caught_at_once(tmp_path, monkeypatch):
@@ -236,7 +246,7 @@ async def test_a_replayed_message_is_caught_at_once(tmp_path, monkeypatch):
 
     cheat_once(monkeypatch, CHEATER, Kind.PLAY, replay)
     table = await play_table(tmp_path)
-    assert_caught(table, CHEATER, "does not follow")
+    assert_caught(table, CHEATER, "does not follow", "at once")
 
 
 async def test_a_relaying_host_that_forks_the_log_is_caught(tmp_path, monkeypatch):
