@@ -29,7 +29,7 @@ class PublicView:
     """
 
     __slots__ = (
-        "seat", "players", "dealer", "trump", "turn", "exposed", "stack_size", "trick", "tricks",
+        "seat", "players", "dealer", "trump", "deck", "turn", "exposed", "stack_size", "trick", "tricks",
         "tricks_won", "may_look", "hand_sizes", "box_sizes", "hand", "box", "legal_moves",
         "known_hand_cards",
     )

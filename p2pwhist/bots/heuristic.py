@@ -34,13 +34,10 @@ from __future__ import annotations
 import random
 
 from p2pwhist.games.base import Play
-from p2pwhist.games.boxwhist import THREE_HANDED_DECK
 
 __all__ = ["HeuristicBot"]
 
 # Cards as plain ints (their codes): suit = code // 13, rank = code % 13 + 2.
-_FULL_DECK = frozenset(range(52))
-_DECK_3 = frozenset(int(c) for c in THREE_HANDED_DECK)
 
 # The weights below were tuned by duels between variants of this bot (each deck played with
 # the variant in every seat, 3000-4000 hands per trial), then checked against RandomBot with
@@ -84,7 +81,7 @@ class _Knowledge:
         n = self.players = view.players
         trump = view.trump
         self.trump = -1 if trump is None else int(trump)
-        deck = _DECK_3 if n == 3 else _FULL_DECK
+        deck = frozenset(int(c) for c in view.deck)
         seen: set[int] = set(hand.values())
         seen.update(box_open.values())
         void = self.void = [[False] * 4 for _ in range(n)]

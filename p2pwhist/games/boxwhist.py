@@ -482,6 +482,11 @@ class BoxWhistView:
         return self._state.trump
 
     @property
+    def deck(self) -> tuple[Card, ...]:
+        """The cards in play (rule 1: the 3-handed game has no 2♣)."""
+        return self._state.game.deck()
+
+    @property
     def turn(self) -> int | None:
         return self._state.turn
 
