@@ -327,12 +327,10 @@ def _play(args: argparse.Namespace) -> int:
 
     game = BoxWhist(args.players)
     display = _Display(args.bot if args.watch else None, watch=args.watch)
-    settings = {"identity": None, "name": "Bot-0" if args.watch else "you", "transcript": None,
-                "timeout": PLAY_BOT_TIMEOUT, "bot": args.bot if args.watch else None}
-    options = _options(argparse.Namespace(**{**vars(args), **settings}), display)
-    options.report = lambda line: None  # the person needs no hosting instructions here
-    options.trust_new = None  # the bots' keys are new every time
-    options.known = None
+    # No hosting instructions to print, and no known peers: the bots' keys are new every time.
+    options = PeerOptions(name="Bot-0" if args.watch else "you", key=load_identity(None), agent=display.agent(),
+                          transcript=None, timeout=PLAY_BOT_TIMEOUT, report=lambda line: None,
+                          on_event=display.on_event)
 
     async def run() -> GameRecord:
         records: list[GameRecord] = []

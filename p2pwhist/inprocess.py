@@ -8,7 +8,7 @@ messages and bytes (``scripts/protocol_stats.py``).
 from __future__ import annotations
 
 import random
-from typing import Callable, Sequence
+from typing import Sequence
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -16,29 +16,20 @@ from p2pwhist.bots import Bot, RandomBot
 from p2pwhist.games.base import Game
 from p2pwhist.games.match import MatchLength
 from p2pwhist.session import Need, Player, Session, Table, start_message
-from p2pwhist.signed import SignedMessage, public_bytes
-
-# Tampers with a message on its way to one seat: (message, recipient) -> bytes delivered.
-Wire = Callable[[SignedMessage, int], bytes]
+from p2pwhist.signed import public_bytes
 
 
-def seat_keys(players: int) -> list[Ed25519PrivateKey]:
-    return [Ed25519PrivateKey.generate() for _ in range(players)]
-
-
-def open_table(game: Game, length: MatchLength, rng: random.Random,
-               keys: Sequence[Ed25519PrivateKey] | None = None) -> list[Session]:
+def open_table(game: Game, length: MatchLength, rng: random.Random) -> list[Session]:
     """START a table and give every seat its session; secrets come from ``rng`` (tests only:
     real peers use OS randomness)."""
-    keys = list(keys or seat_keys(game.players))
+    keys = [Ed25519PrivateKey.generate() for _ in range(game.players)]
     players = tuple(Player(f"seat{i}", public_bytes(k.public_key())) for i, k in enumerate(keys))
     table = Table(game, length, players, rng.randbytes(32))
     start = start_message(keys[0], table)
     return [Session(start, seat, key, lambda: rng.randbytes(32)) for seat, key in enumerate(keys)]
 
 
-def run(sessions: Sequence[Session], bots: Sequence[Bot], wire: Wire | None = None,
-        on_message: Callable[[SignedMessage], None] | None = None) -> None:
+def run(sessions: Sequence[Session], bots: Sequence[Bot]) -> None:
     """Play until every session is done; raises the first session error."""
     while True:
         actors = [s for s in sessions if s.need not in (Need.PEER, Need.DONE)]
@@ -49,15 +40,13 @@ def run(sessions: Sequence[Session], bots: Sequence[Bot], wire: Wire | None = No
         actor = actors[0]
         value = bots[actor.seat].choose(actor.view()) if actor.need is Need.MOVE else False
         message = actor.produce(value)
-        if on_message:
-            on_message(message)
         for other in sessions:
             if other is not actor:
-                other.receive(wire(message, other.seat) if wire else message.raw, actor.seat)
+                other.receive(message.raw, actor.seat)
 
 
-def random_match(game: Game, hands: int = 1, seed: int = 0, wire: Wire | None = None) -> list[Session]:
+def random_match(game: Game, hands: int = 1, seed: int = 0) -> list[Session]:
     rng = random.Random(seed)
     sessions = open_table(game, MatchLength(hands=hands), rng)
-    run(sessions, [RandomBot(rng) for _ in sessions], wire)
+    run(sessions, [RandomBot(rng) for _ in sessions])
     return sessions

@@ -207,14 +207,13 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
                     raw, via = await receive(seat)
                 if scope.cancelled_caught:
                     raise NetError(f"{names[seat]} (seat {seat}) sent nothing for {options.timeout:g} s", seat)
-                if relay is not None and _signed_by(session, raw, via):
-                    # Forward first, check after: every peer checks every message itself, so
-                    # the relay need not, and the others' work overlaps with ours. But only
-                    # what that seat signed: the others could blame anything else only on
-                    # the relay (us), and it stops the game here anyway.
-                    await relay(raw, via)
                 try:
-                    message = session.receive(raw, via)
+                    message = session.check(raw, via)
+                    if relay is not None:
+                        # Forward once the envelope checks out, before the costly checks of
+                        # its body: every peer makes those itself, so their work overlaps ours.
+                        await relay(raw, via)
+                    session.take(message)
                 except RemoteError:
                     record.evidence(raw)
                     raise
@@ -247,19 +246,6 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
     finally:
         record.catch_up()
         writer.close()
-
-
-def _signed_by(session: Session, raw: bytes, seat: int) -> bool:
-    """Whether ``raw`` is a well-formed message validly signed by ``seat`` (one signature
-    check; the session checks everything else)."""
-    try:
-        message = parse(raw)
-        if message.seat != seat:
-            return False
-        message.verify(session.table.players[seat].key)
-    except SignatureError:
-        return False
-    return True
 
 
 async def _input_for(session: Session, need: Need, options: PeerOptions, started: float) -> object:

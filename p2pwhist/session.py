@@ -45,7 +45,6 @@ from p2pwhist.deck import (
     SecretReveal,
     ShufflePass,
     UnattributedDeckError,
-    audit,
     decode_message,
 )
 from p2pwhist.games import game_from_wire
@@ -345,8 +344,14 @@ class Session:
         return message
 
     def receive(self, raw: bytes, via: int) -> SignedMessage:
-        """Check and take a peer's message; ``via`` is the seat whose connection carried it,
-        blamed when the message is not even validly signed."""
+        """Check and take a peer's message; ``via`` is the seat whose connection carried it."""
+        return self.take(self.check(raw, via))
+
+    def check(self, raw: bytes, via: int) -> SignedMessage:
+        """The envelope checks alone, which change nothing: well formed, validly signed by the
+        seat it names, carried by that seat's connection (or the host's), and next in the log.
+        A relay forwards what passes, then ``take``s it. A message failing here is blamed on
+        ``via``, the connection that carried it: it proves nothing against the seat it names."""
         self._check_alive()
         try:
             message = parse(raw)
@@ -364,6 +369,12 @@ class Session:
                 "a reordered, replayed or dropped message, or a relay showing peers different histories"
             )
             raise self._fail(BrokenChain(via, reason, message.seq))
+        return message
+
+    def take(self, message: SignedMessage) -> SignedMessage:
+        """Take a message that passed ``check``: the schedule, then its body."""
+        self._check_alive()
+        seq = len(self.log)
         if message.kind is Kind.ABORT:
             self.log.append(message)
             reason, culprit = abort_body(message.body, self.players)
@@ -378,7 +389,7 @@ class Session:
             raise self._fail(RemoteError(
                 message.seat, f"sent {message.kind.value} out of turn (expected {turn.kind.value} from seat {turn.seat})", seq))
         if message.seat == self.seat:
-            raise self._fail(RemoteError(via, "relayed a message signed with our own key that we never sent", seq))
+            raise self._fail(RemoteError(HOST, "relayed a message signed with our own key that we never sent", seq))
         self._take(message)
         return message
 
@@ -453,7 +464,7 @@ class Session:
         cut_deck = yield from self._shuffle(CUT_HAND, self.game.deck())
         yield from self._keys_round(cut_deck, lambda seat: set(range(n)), lambda revealed: None)
         yield from self._open(cut_deck)  # the cut's deck is audited like any other
-        deviation = audit(cut_deck.params, cut_deck.record).deviation
+        deviation = cut_deck.audit().deviation
         if deviation is not None:
             raise Convicted(deviation.seat, f"cheated in the cut: {deviation}")
         cut = [cut_deck.known_card(p) for p in range(n)]
@@ -493,8 +504,11 @@ class Session:
         self._open_deck = deck
         return deck
 
-    def _deck_step(self, deck: Deck, turn: _Turn) -> Generator[_Turn, SignedMessage, tuple[Revealed, ...]]:
-        """Expect one deck message; a peer's goes through the deck module's checks."""
+    def _deck_step(
+        self, deck: Deck, turn: _Turn, positions: set[int] | None = None
+    ) -> Generator[_Turn, SignedMessage, tuple[Revealed, ...]]:
+        """Expect one deck message; a peer's goes through the deck module's checks, and, for
+        keys, must name exactly ``positions``."""
         message = yield turn
         if message.seat == self.seat:
             return ()
@@ -505,6 +519,8 @@ class Session:
             return deck.receive_wire(message.seat, message.body)  # raises, naming the sender
         if type(decoded) is not expected:
             raise self._remote(message, f"a {turn.kind.value} message holds a {type(decoded).__name__}")
+        if positions is not None and set(decoded.positions) != positions:  # type: ignore[union-attr]
+            raise self._remote(message, f"published keys for other positions than {sorted(positions)}")
         try:
             return deck.receive(message.seat, decoded)
         except UnattributedDeckError as error:
@@ -518,31 +534,20 @@ class Session:
         if self._anomaly is None and self.seat is not None:
             self._anomaly = error
 
-    def _keys_round(self, deck: Deck, visible: Callable[[int], set[int]], learn: Callable[[Revealed], None]):
+    def _keys_round(self, deck: Deck, visible: Callable[[int], set[int]], learn: Callable[[Revealed], None]) -> Script:
         """Each seat in order publishes its keys for every position that some other seat may
         now see and it has not yet published: a reveal to one seat, or to all."""
+        seen_by = [visible(seat) for seat in range(self.players)]  # unchanged by the round
         revealed: list[Revealed] = []
         for seat in range(self.players):
-            owed = self._owed(seat, visible)
+            owed = set().union(*(seen_by[:seat] + seen_by[seat + 1 :])) - self._published[seat]
             if not owed:
                 continue
-            got = yield from self._deck_step(
-                deck, _Turn(seat, Kind.KEYS, make=lambda _, o=owed: deck.keys_for(sorted(o)).to_wire()))
-            message = self.log[-1]
-            if message.seat != self.seat and set(PositionKeys.from_wire(message.body).positions) != owed:
-                raise self._remote(message, f"published keys for other positions than {sorted(owed)}")
+            make = lambda _, o=owed: deck.keys_for(sorted(o)).to_wire()  # noqa: E731
+            revealed += yield from self._deck_step(deck, _Turn(seat, Kind.KEYS, make=make), owed)
             self._published[seat] |= owed
-            revealed.extend(got)
         for item in revealed:
             learn(item)
-        return revealed
-
-    def _owed(self, seat: int, visible: Callable[[int], set[int]]) -> set[int]:
-        wanted: set[int] = set()
-        for other in range(self.players):
-            if other != seat:
-                wanted |= visible(other)
-        return wanted - self._published[seat]
 
     def _open(self, deck: Deck) -> Generator[_Turn, SignedMessage, None]:
         """Every seat reveals its secret, in order."""
@@ -554,7 +559,7 @@ class Session:
     def _dispute(self, deck: Deck, accused: int, position: int) -> Script:
         """Every secret, then the audit's verdict, which ends the game (session.md §5)."""
         yield from self._open(deck)
-        deviation = audit(deck.params, deck.record).deviation
+        deviation = deck.audit().deviation
         if deviation is not None:
             raise Convicted(deviation.seat, f"cheated in the deal ({deviation}); found at position {position}")
         raise Convicted(accused, f"disputed position {position}, which the audit found dealt correctly")
@@ -643,7 +648,7 @@ class Session:
     def _judge(self, deck: Deck, match: Match, hand: HandState, moves: list[Play]) -> HandResult:
         """The end-of-hand audit: the deck recomputed from the secrets, then every move
         replayed with every card known, which checks following suit (rule 6)."""
-        verdict = audit(deck.params, deck.record)
+        verdict = deck.audit()
         if verdict.deviation is not None or verdict.cards is None:
             culprit = frozenset({verdict.deviation.seat}) if verdict.deviation else frozenset()
             self.audited.append(None)

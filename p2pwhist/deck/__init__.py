@@ -23,7 +23,8 @@ Use, for each seat, once per hand::
     broadcast(deck.claim(3))            # play the card at 3, which was revealed to this seat
     deck.known_card(3)                  # the card at 3 if this seat knows it, else None
     broadcast(deck.reveal_secret())     # the hand is over
-    result = audit(params, deck.record) # once every secret is in (deck.phase is DONE)
+    result = deck.audit()               # once every secret is in (deck.phase is DONE);
+                                        # anyone else: audit(params, record)
 
 To reveal a position to one seat, every other seat publishes its key for it; to reveal it to
 all, every seat does. Messages are frozen dataclasses; ``msg.to_wire()`` gives msgpack-ready

@@ -74,8 +74,11 @@ class AuditResult:
         return self.deviation is None
 
 
-def audit(params: DeckParams, record: DeckRecord) -> AuditResult:
-    """Judge a hand's record; see the module docstring and protocol/deck.md §8."""
+def audit(params: DeckParams, record: DeckRecord, encodings: CardEncodings | None = None) -> AuditResult:
+    """Judge a hand's record; see the module docstring and protocol/deck.md §8.
+
+    ``encodings`` saves hashing the cards to the curve again when the caller already holds
+    them for these parameters (``Deck.audit`` passes its own)."""
     if len(record.commitments) != params.seats or len(record.secrets) != params.seats:
         raise LocalDeckError(
             f"a record for {params.seats} seats needs a commitment and a secret slot per seat"
@@ -85,7 +88,9 @@ def audit(params: DeckParams, record: DeckRecord) -> AuditResult:
             return _found(seat, Step.COMMITMENT, None, "never committed to a secret")
 
     keys: list[SeatKeys] = []
-    deck = CardEncodings.of(params).points
+    if encodings is None or encodings.cards != params.cards:
+        encodings = CardEncodings.of(params)
+    deck = encodings.points
     stages = (
         (Step.SHUFFLE_PASS, shuffle_pass, record.shuffle_passes),
         (Step.LOCK_PASS, lock_pass, record.lock_passes),

@@ -33,7 +33,7 @@ from typing import Any
 
 from p2pwhist.cards import Card
 from p2pwhist.deck import _passes
-from p2pwhist.deck._audit import DeckRecord, Published
+from p2pwhist.deck._audit import AuditResult, DeckRecord, Published, audit
 from p2pwhist.deck._curve import CardEncodings, Point, point
 from p2pwhist.deck._errors import (
     LocalDeckError,
@@ -163,6 +163,10 @@ class Deck:
             published=tuple(self._published),
             secrets=tuple(self._secrets),
         )
+
+    def audit(self) -> AuditResult:
+        """``audit`` of this deck's record, reusing the card encodings this seat computed."""
+        return audit(self.params, self.record, self._encodings)
 
     @cached_property
     def _encodings(self) -> CardEncodings:
