@@ -29,6 +29,7 @@ from typing import Sequence
 
 import trio
 
+from p2pwhist.bodies import check_name
 from p2pwhist.bots import BOTS
 from p2pwhist.games import GAMES
 from p2pwhist.games.base import ConfigError, HandResult
@@ -45,7 +46,7 @@ from p2pwhist.net import (
     join,
     parse_address,
 )
-from p2pwhist.session import Session, check_name
+from p2pwhist.session import Session
 from p2pwhist.signed import Kind, SignedMessage, fingerprint
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
@@ -265,12 +266,20 @@ class _Display:
         print(f"Transcript: {record.transcript}")
 
 
-def _trust_prompt(bot: str | None):
+def _trust_prompt(bot: str | None, known: KnownPeers):
+    """Ask the person at the terminal about a key we never played with; None when nobody is
+    there (a bot, no terminal): new keys are then accepted (``net._check_trust``)."""
     if bot or not sys.stdin.isatty():
-        return None  # unattended: accept and remember new keys (trust on first use)
+        return None
 
     async def ask(name: str, key: bytes) -> bool:
-        question = f"New player {name!r} with key {fingerprint(key)}. Trust and remember it? [y/N] "
+        before = known.named(name)[-2:]
+        if before:  # the name is known, the key is not: say so plainly, it may be an impostor
+            question = (f"This is a different key from the {name!r} you played before (now {fingerprint(key)}, "
+                        f"before {' or '.join(before)}): someone else may be using that name. "
+                        "Play with this key? [y/N] ")
+        else:
+            question = f"New player {name!r} with key {fingerprint(key)}. Trust it? [y/N] "
         answer = await trio.to_thread.run_sync(input, question, abandon_on_cancel=True)
         return answer.strip().lower() in ("y", "yes")
 
@@ -278,18 +287,24 @@ def _trust_prompt(bot: str | None):
 
 
 def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
-    if args.transcript is not None and args.transcript.exists():  # found now, not once the game began
-        raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
+    if args.transcript is not None:  # found now, not once the game began (the files are made with O_EXCL then)
+        saved = args.transcript.with_name(args.transcript.name + ".secrets")
+        if os.path.lexists(args.transcript):  # a file, or a symbolic link even to nowhere
+            raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
+        if os.path.lexists(saved):
+            raise ConfigError(f"{saved} already exists: a secrets file is never reused (whoever made it "
+                              "could read your cards; remove it if it is yours)")
     key = load_identity(args.identity)
     name = check_name(args.name or os.environ.get("USER") or os.environ.get("USERNAME") or "player")
+    known = KnownPeers.default()
     return PeerOptions(
         name=name,
         key=key,
         agent=display.agent(),
         transcript=args.transcript,
         timeout=args.timeout,
-        known=KnownPeers.default(),
-        trust_new=_trust_prompt(args.bot),
+        known=known,
+        trust_new=_trust_prompt(args.bot, known),
         report=partial(print, flush=True),
         on_event=display.on_event,
     )

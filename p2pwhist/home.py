@@ -3,14 +3,23 @@
 Everything lives under one directory: ``$P2PWHIST_HOME`` if set, else
 ``$XDG_DATA_HOME/p2pwhist`` (``~/.local/share/p2pwhist``). Setting ``P2PWHIST_HOME`` lets
 several peers run on one machine, each with its own identity.
+
+Every file holding something private (the key, each hand's deck secrets, the transcript, the
+known peers) is created here with ``create_private``: never over an existing file or through a
+symbolic link, and readable by its owner alone.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import secrets
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -29,9 +38,29 @@ def home_dir() -> Path:
     return Path(data) / "p2pwhist"
 
 
-def _private_file(path: Path) -> int:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+def create_private(path: Path, what: str) -> int:
+    """A new file at ``path``, mode 0600, open for appending: its descriptor.
+
+    ``O_EXCL`` and ``O_NOFOLLOW``: a file already there, or a symbolic link (even one pointing
+    nowhere yet), is refused, never reused. Someone who can write the folder could otherwise
+    plant it, readable by them, and read what we write (each hand's deck secret: every card).
+    The folder is made if missing, readable by its owner alone. Raises ``HomeError`` in one
+    line that names ``what`` the file is."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        raise HomeError(f"{path} already exists: refusing to use it for {what} (whoever made it could read "
+                        "what is written there; remove it if it is yours)") from None
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # a symbolic link, on systems that say so instead of EEXIST
+            raise HomeError(f"{path} is a symbolic link: refusing to use it for {what}") from None
+        raise HomeError(f"cannot create {what} {path}: {error.strerror}") from None
+    try:
+        os.fchmod(fd, 0o600)  # exactly 0600 whatever the umask (which can only take bits away)
+    except OSError:
+        pass
+    return fd
 
 
 def load_identity(path: Path | None = None) -> Ed25519PrivateKey:
@@ -47,58 +76,144 @@ def load_identity(path: Path | None = None) -> Ed25519PrivateKey:
         return key
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    try:
-        fd = _private_file(path)
-    except OSError as error:
-        raise HomeError(f"cannot create the identity key {path}: {error.strerror}") from None
+    fd = create_private(path, "the identity key")
     with os.fdopen(fd, "wb") as out:
         out.write(pem)
     return key
 
 
 class ChangedKey(HomeError):
-    """A known peer came back with a different key: refuse, as SSH does."""
+    """A known name came with a key we never played with, and the user did not trust it."""
+
+
+# The known-peers file: at most this many keys (the oldest played are dropped first), and at
+# most this many bytes read, from its end (the newest lines). A line is at most about 170 bytes
+# (a fingerprint, and a name of at most 32 characters of up to 4 bytes each).
+MAX_KNOWN = 1000
+MAX_KNOWN_BYTES = 1024 * 1024
+MAX_LABEL = 64
+_FINGERPRINT = re.compile(r"[0-9a-f]{4}(?:-[0-9a-f]{4}){7}")
+_HEADER = "# p2pwhist known peers: FINGERPRINT NAME, oldest first (protocol/wire.md section 5)\n"
+
+
+def _label_ok(label: str) -> bool:
+    return 1 <= len(label) <= MAX_LABEL and label.isprintable() and label == label.strip()
+
+
+def _known_line(line: bytes) -> tuple[str, str] | None:
+    """A line's (fingerprint, name), or None for a comment or a line that is not one.
+
+    ``FINGERPRINT NAME`` is the format; ``NAME FINGERPRINT`` lines (written by earlier
+    versions, which keyed trust by name) are read too, and rewritten at the next save."""
+    try:
+        text = line.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return None
+    if not text or text.startswith("#"):
+        return None
+    first, _, rest = text.partition(" ")
+    if _FINGERPRINT.fullmatch(first) and _label_ok(rest):
+        return first, rest
+    rest, _, last = text.rpartition(" ")
+    if _FINGERPRINT.fullmatch(last) and _label_ok(rest):
+        return last, rest
+    return None
 
 
 @dataclass
 class KnownPeers:
-    """Trust on first use: the key each peer name was first seen with (like ``known_hosts``)."""
+    """The keys we have played with, each labelled with the name it last played under.
+
+    A peer's identity is its key; a name is only a label anyone can choose. So trust is keyed
+    by fingerprint, and a key is remembered only once a game with it has started (every seat
+    signed its ACCEPT, ``net._remember_if_started``), not when someone merely says HELLO or is
+    listed in a START. A name known with other keys does not refuse a new one: the caller
+    says so plainly (and asks a person), so a stranger who borrows a name cannot lock its
+    real owner out.
+
+    The file (``FINGERPRINT NAME`` lines, oldest first) holds at most ``limit`` keys, is read
+    at most ``MAX_KNOWN_BYTES`` from its end, and is replaced whole, atomically, at each save.
+    Lines that are not entries (garbage, another encoding) are skipped, never fatal."""
 
     path: Path
+    limit: int = MAX_KNOWN
 
     @staticmethod
     def default() -> KnownPeers:
         return KnownPeers(home_dir() / "known_peers")
 
-    def _load(self) -> dict[str, str]:
+    def load(self) -> dict[str, str]:
+        """Fingerprint → name, oldest first; empty if there is no file yet. ``HomeError`` if
+        the file exists but cannot be read (so a save never overwrites what it could not read)."""
+        try:
+            # O_NONBLOCK: a FIFO planted here must not hang us at open
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return {}
+        except OSError as error:
+            raise HomeError(f"cannot read the known peers {self.path}: {error.strerror}") from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):  # a directory, a FIFO, a device: nothing to read
+                raise HomeError(f"cannot read the known peers {self.path}: not a regular file")
+            skip = max(0, info.st_size - MAX_KNOWN_BYTES)
+            os.lseek(fd, skip, os.SEEK_SET)
+            chunks: list[bytes] = []
+            left = MAX_KNOWN_BYTES
+            while left > 0 and (chunk := os.read(fd, min(left, 65536))):
+                chunks.append(chunk)
+                left -= len(chunk)
+            data = b"".join(chunks)
+        except OSError as error:
+            raise HomeError(f"cannot read the known peers {self.path}: {error.strerror}") from None
+        finally:
+            os.close(fd)
+        lines = data.split(b"\n")
+        if skip:
+            lines = lines[1:]  # begun mid-line
         known: dict[str, str] = {}
-        if self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                name, _, print_ = line.rpartition(" ")
-                if name:
-                    known[name] = print_
+        for line in lines:
+            if (entry := _known_line(line)) is not None:
+                print_, name = entry
+                known.pop(print_, None)  # a later line is newer
+                known[print_] = name
         return known
 
-    def check(self, name: str, public_key: bytes, remember: bool) -> bool:
-        """True if the peer is known with this key, or new and now remembered.
+    def named(self, name: str) -> list[str]:
+        """The fingerprints known under ``name``, oldest first (none if the file is unreadable)."""
+        try:
+            return [print_ for print_, label in self.load().items() if label == name]
+        except HomeError:
+            return []
 
-        A known name with another key raises ``ChangedKey``; a new one is remembered only if
-        ``remember`` (the caller asked the user, or runs unattended)."""
-        print_ = fingerprint(public_key)
-        known = self._load().get(name)
-        if known == print_:
-            return True
-        if known is not None:
-            raise ChangedKey(
-                f"{name!r} presented key {print_}, but was known as {known}: refusing "
-                f"(if the key really changed, delete that line from {self.path})"
-            )
-        if not remember:
-            return False
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as out:
-            out.write(f"{name} {print_}\n")
-        return True
+    def remember(self, players: Iterable[tuple[str, bytes]]) -> None:
+        """Remember each (name, public key) we have started a game with: a known key's name is
+        updated, and it becomes the newest; beyond ``limit`` keys the oldest are dropped."""
+        known = self.load()
+        for name, key in players:
+            if not _label_ok(name):
+                continue  # never the case for a checked player name; never a line break in the file
+            print_ = fingerprint(key)
+            known.pop(print_, None)
+            known[print_] = name
+        for print_ in list(known)[: max(0, len(known) - self.limit)]:
+            del known[print_]
+        self._save(known)
+
+    def _save(self, known: dict[str, str]) -> None:
+        """Replace the file whole: write a new private file beside it, sync it, rename it over."""
+        data = (_HEADER + "".join(f"{print_} {name}\n" for print_, name in known.items())).encode("utf-8")
+        temporary = self.path.with_name(f".{self.path.name}.{secrets.token_hex(8)}.tmp")
+        fd = create_private(temporary, "the known peers")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, self.path)
+        except OSError as error:
+            temporary.unlink(missing_ok=True)
+            raise HomeError(f"cannot save the known peers {self.path}: {error.strerror}") from None
 
 
 def new_transcript_path(game_id: bytes) -> Path:

@@ -21,43 +21,72 @@ import os
 import secrets
 import socket
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable
 
 import trio
 
+from p2pwhist.bodies import PROTOCOL_VERSION, Hello, Player, Table
 from p2pwhist.games.base import ConfigError, Game, Play
 from p2pwhist.games.match import MatchLength
-from p2pwhist.home import ChangedKey, KnownPeers, new_transcript_path
+from p2pwhist.home import (
+    ChangedKey,
+    HomeError,
+    KnownPeers,
+    create_private,
+    new_transcript_path,
+)
 from p2pwhist.session import (
     HOST,
-    PROTOCOL_VERSION,
     Aborted,
     Convicted,
     LocalError,
     Need,
     Outcome,
-    Player,
     RemoteError,
     Session,
     SessionError,
-    Table,
-    check_name,
     start_message,
 )
-from p2pwhist.signed import Kind, SignatureError, SignedMessage, fingerprint, parse, public_bytes, same_fingerprint
-from p2pwhist.transcript import TranscriptWriter
-from p2pwhist.wire import FrameBuffer, WireError, frame, pack, unpack
+from p2pwhist.signed import (
+    Kind,
+    SignatureError,
+    SignedMessage,
+    fingerprint,
+    parse,
+    public_bytes,
+    same_fingerprint,
+)
+from p2pwhist.transcript import TranscriptError, TranscriptWriter
+from p2pwhist.wire import LENGTH, MAX_FRAME, FrameBuffer, WireError, frame, pack, unpack
 
-# A handshake is a few hundred bytes: a peer that takes longer than this to say HELLO is not
-# a p2pwhist peer.
+# A handshake is one HELLO frame: a peer that takes longer than this to say HELLO is not a
+# p2pwhist peer.
 HANDSHAKE_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
 # Humans think: the default wait for a peer's next message is generous; bots answer in
 # milliseconds, so tests and benchmarks set it lower with --timeout.
 DEFAULT_TIMEOUT = 300.0
 RECEIVE_CHUNK = 65536
+
+# The host's lobby must stay small whoever connects (protocol/wire.md section 2). A HELLO is
+# about 100 bytes (a name of at most 32 characters and a 32-byte key), so a frame from a peer
+# the game has not started with is at most HELLO_LIMIT bytes, and is read no further than its
+# own end: a pending handshake holds under 1.1 KiB for at most HANDSHAKE_TIMEOUT.
+HELLO_LIMIT = 1024
+# Handshakes under way at once, in all and from one address; beyond either, a connection is
+# refused at once. A table has at most three joiners and an honest handshake takes
+# milliseconds, so 64 is far more than honest use needs while bounding what a flood can make
+# the host hold (64 handshakes of about 10 KiB each, task and socket included, under 1 MiB).
+# 8 per address leaves room for several players behind one NAT, or `play`'s bots, all on
+# loopback, yet one address cannot take every slot from the others.
+MAX_PENDING = 64
+MAX_PENDING_PER_ADDRESS = 8
+# A refusal of an excess connection is one short line, which a fresh connection's send buffer
+# takes at once; a peer that leaves it no room is not waited for longer than this.
+REFUSE_AT_ONCE = 0.05
 
 
 class NetError(Exception):
@@ -71,12 +100,19 @@ class NetError(Exception):
 
 @dataclass
 class Link:
-    """One framed TCP connection to a peer. One task writes at a time (trio forbids more)."""
+    """One framed TCP connection to a peer. One task writes at a time (trio forbids more).
+
+    ``limit`` is the largest frame taken: ``HELLO_LIMIT`` on the host's side of a connection
+    until the game starts on it. Below the wire's own limit a link reads no further than the
+    frame it is in (its 4-byte length first, refused at once if over the limit, then exactly
+    the rest), so its buffer never holds more than one frame of at most ``limit`` bytes."""
 
     stream: trio.abc.Stream
     name: str
     seat: int | None = None  # the seat at the other end, once known
     buffer: FrameBuffer = field(default_factory=FrameBuffer)
+    limit: int = MAX_FRAME
+    _length: bytearray = field(default_factory=bytearray, repr=False)  # while limited: the frame's length so far
 
     async def send(self, payload: bytes) -> None:
         try:
@@ -91,14 +127,27 @@ class Link:
             except WireError as error:
                 raise NetError(f"{self.name} sent a bad frame: {error}", self.seat) from None
             if payload is not None:
+                self._length.clear()
                 return payload
+            limited = self.limit < MAX_FRAME
             try:
-                data = await self.stream.receive_some(RECEIVE_CHUNK)
+                data = await self.stream.receive_some(self._rest_of_frame() if limited else RECEIVE_CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
                 raise NetError(f"{self.name} disconnected ({_os_words(error)})", self.seat) from None
             if not data:
                 raise NetError(f"{self.name} disconnected", self.seat)
             self.buffer.feed(data)
+            if limited and len(self._length) < LENGTH.size:
+                self._length += data  # no more than the length's missing bytes were asked for
+                if len(self._length) == LENGTH.size and (size := LENGTH.unpack(self._length)[0]) > self.limit:
+                    raise NetError(f"{self.name} sent a frame of {size} bytes, over the {self.limit}-byte limit "
+                                   "before the game", self.seat)
+
+    def _rest_of_frame(self) -> int:
+        """How much a limited link asks for: the rest of the frame's length, then of the frame."""
+        if len(self._length) < LENGTH.size:
+            return LENGTH.size - len(self._length)
+        return LENGTH.size + LENGTH.unpack(self._length)[0] - self.buffer.pending
 
     async def close(self) -> None:
         with trio.move_on_after(1):
@@ -222,6 +271,7 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
                 message = session.produce(value)
                 await send(message)
             record.catch_up()
+            _remember_if_started(session, options)
             if options.on_event:
                 options.on_event(session, message)
             if message.kind is Kind.RESULT:
@@ -272,31 +322,87 @@ async def _abort(session: Session, send: Send, record: _Record, reason: str, cul
             pass
 
 
-def _secret_source(saved: Path) -> Callable[[], bytes]:
-    """Each hand's deck secret, from OS randomness (REFERENCE.md section 2), appended to
-    ``saved`` (mode 0600) and synced before use: with the transcript it is all a crashed peer
-    needs to rebuild its state (protocol/session.md section 7)."""
+class _SecretFile:
+    """Each hand's deck secret, from OS randomness (REFERENCE.md section 2), appended to a file
+    beside the transcript and synced before use: with the transcript it is all a crashed peer
+    needs to rebuild its state (protocol/session.md section 7).
 
-    def new_secret() -> bytes:
+    The file is created at once by ``create_private``: mode 0600, and never over a file or
+    symbolic link already there (``HomeError``), which whoever planted it could read. Its
+    descriptor stays open for the whole game and every secret is written and synced through
+    it, so replacing the directory entry meanwhile cannot redirect a secret."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        fd = create_private(path, "the hand secrets")  # HomeError if anything is there already
+        self._fd = fd
+        self._close = weakref.finalize(self, os.close, fd)  # closed by ``discard``, or at exit
+
+    def __call__(self) -> bytes:
         secret = secrets.token_bytes(32)
-        saved.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            os.write(fd, secret)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            written = 0
+            while written < len(secret):
+                written += os.write(self._fd, secret[written:])
+            os.fsync(self._fd)
+        except OSError as error:  # ends the game as our own failure, cleanly
+            raise LocalError(f"cannot save a hand secret in {self.path}: {error.strerror}") from None
         return secret
 
-    return new_secret
+    def discard(self) -> None:
+        """Close and delete the file: every secret in it is in the finished transcript, or it
+        holds none yet."""
+        self._close()
+        self.path.unlink(missing_ok=True)
 
 
-def _begin(options: PeerOptions, start: SignedMessage, seat: int) -> tuple[Session, Path, Path, TranscriptWriter]:
+async def _begin(options: PeerOptions, start: SignedMessage, seat: int,
+                 links: list[Link]) -> tuple[Session, Path, _SecretFile, TranscriptWriter]:
     """Our session, the transcript's path, the file of our secrets beside it, and the open
-    transcript."""
+    transcript; the host calls this before it sends START, a joiner once START has come.
+
+    Both files are created now, so the game never begins without them. If either cannot be
+    (a file or link already there, perhaps planted to read our secrets; an unwritable folder),
+    nothing is written to either, the others on ``links`` are told why (the host refuses them
+    before START; a joiner signs an ABORT instead of its ACCEPT), and the error is raised: one
+    line, a local problem (``HomeError`` or ``TranscriptError``)."""
     path = options.transcript or new_transcript_path(hashlib.sha256(start.raw).digest())
     saved = path.with_name(path.name + ".secrets")
-    return Session(start, seat, options.key, _secret_source(saved)), path, saved, TranscriptWriter(path)
+    try:
+        source = _SecretFile(saved)
+        try:
+            writer = TranscriptWriter(path)
+        except TranscriptError:
+            source.discard()
+            raise
+    except (HomeError, TranscriptError) as error:
+        reason = f"{options.name} cannot start the game: {error}"
+        if seat == HOST:
+            for link in links:
+                await _refuse(link, reason)
+        else:
+            notice = Session(start, seat, options.key, None).abort(reason)
+            for link in links:
+                with trio.move_on_after(2), contextlib.suppress(NetError):
+                    await link.send(notice.raw)
+        raise
+    return Session(start, seat, options.key, source), path, source, writer
+
+
+def _remember_if_started(session: Session, options: PeerOptions) -> None:
+    """Once the game has started, remember the others' keys (``KnownPeers``), each labelled
+    with its player's name. Started means every seat has signed: the log holds START and the
+    n-1 ACCEPTs. Called after each message of the log; that is so at exactly one length (a
+    HELLO, or a START listing players who never sign, leaves nothing behind)."""
+    log, players = session.log, session.table.players
+    if options.known is None or len(log) != len(players) or session.error is not None:
+        return
+    if any(message.kind is not Kind.ACCEPT for message in log[1:]):
+        return
+    try:
+        options.known.remember((p.name, p.key) for seat, p in enumerate(players) if seat != session.seat)
+    except HomeError as error:  # the game goes on; only the memory of it is lost
+        options.report(f"Warning: {error}")
 
 
 # -- host ----------------------------------------------------------------------------------
@@ -310,10 +416,118 @@ class HostOptions:
     bind: str | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class _Joiner:
     link: Link
     player: Player
+    gone: trio.Event = field(default_factory=trio.Event)  # set when it leaves before the game
+
+
+class _Lobby:
+    """The host's table until START: the seated joiners, the watch on their connections, and
+    the handshakes under way.
+
+    A seated joiner has nothing to say before START, so a watcher reads its connection: if it
+    speaks or closes, the joiner has left and its seat is free again. The watchers run in one
+    nursery of the host's task. When the last seat is taken the host cancels that nursery, and
+    its end proves that every watcher has stopped; only then does the host count again. If
+    someone left in the meantime the table is not full: new watchers start and the host waits
+    on. Otherwise the seating is final and START goes out with no watcher left to read a
+    joiner's prompt answer to it. (trio: a cancelled receive loses no bytes, so a frame a
+    watcher read in full was sent before START existed.)"""
+
+    def __init__(self, options: PeerOptions, seats: int) -> None:
+        self.options = options
+        self.seats = seats  # the joiners wanted
+        self.joiners: list[_Joiner] = []
+        self.final = False  # START is going out: nobody else sits down
+        self._seated = trio.Event()  # set when someone sits down
+        self._pending: dict[str, int] = {}  # handshakes under way, by the remote address
+        self._refused = 0  # connections refused for too many handshakes
+        self._refusing = 0  # refusals still sending their line
+
+    async def fill(self) -> list[_Joiner]:
+        """Wait until every seat is taken and no watcher is reading; the seating is then final."""
+        while True:
+            async with trio.open_nursery() as watching:
+                watched: set[_Joiner] = set()
+                while True:
+                    watched.intersection_update(self.joiners)  # forget those who left
+                    for joiner in self.joiners:
+                        if joiner not in watched:
+                            watched.add(joiner)
+                            watching.start_soon(self._watch, joiner)
+                    if len(self.joiners) == self.seats:
+                        break
+                    self._seated = trio.Event()
+                    await self._seated.wait()
+                watching.cancel_scope.cancel()
+            # Every watcher has stopped. One that read a frame or a hang-up has unseated its
+            # joiner; one seated meanwhile was never watched, and has seen nothing either.
+            if len(self.joiners) == self.seats:
+                self.final = True
+                return list(self.joiners)
+
+    async def _watch(self, joiner: _Joiner) -> None:
+        try:
+            await joiner.link.receive()
+            why = "spoke before the game began"
+        except NetError:
+            why = "left before the game began"
+        self.joiners.remove(joiner)
+        _number(self.joiners)
+        self.options.report(f"{joiner.player.name} {why}; its seat is free again")
+        joiner.gone.set()
+
+    def check(self, player: Player) -> None:
+        """Refuse (``ConfigError``) a joiner who cannot sit down now."""
+        options = self.options
+        if self.final or len(self.joiners) >= self.seats:
+            raise ConfigError("the table is full")
+        if player.name == options.name or any(j.player.name == player.name for j in self.joiners):
+            raise ConfigError(f"the name {player.name!r} is taken at this table")
+        if player.key == public_bytes(options.key.public_key()) or any(j.player.key == player.key for j in self.joiners):
+            raise ConfigError("that key is already seated at this table")
+
+    def seat(self, link: Link, player: Player) -> _Joiner:
+        self.check(player)  # again: the trust check may have waited for the host's user
+        joiner = _Joiner(link, player)
+        self.joiners.append(joiner)
+        _number(self.joiners)
+        self.options.report(f"{player.name} joined (key {fingerprint(player.key)}); "
+                            f"{len(self.joiners) + 1}/{self.seats + 1} seated")
+        self._seated.set()
+        return joiner
+
+    def admit(self, address: str) -> str | None:
+        """Count a new handshake from ``address``, or say why it is refused (too many)."""
+        if sum(self._pending.values()) >= MAX_PENDING:
+            return "the host has too many connections waiting to join; try again shortly"
+        if self._pending.get(address, 0) >= MAX_PENDING_PER_ADDRESS:
+            return "too many connections from your address are waiting to join this host; try again shortly"
+        self._pending[address] = self._pending.get(address, 0) + 1
+        return None
+
+    def done(self, address: str) -> None:
+        """A handshake that ``admit`` counted has ended."""
+        self._pending[address] -= 1
+        if not self._pending[address]:
+            del self._pending[address]
+
+    async def turn_away(self, link: Link, reason: str) -> None:
+        """Refuse a connection beyond the limits at once: one line, if its send buffer takes
+        it now, then hang up. A flood is reported, not line by line: the 1st, 2nd, 4th, 8th..."""
+        self._refused += 1
+        if self._refused & (self._refused - 1) == 0:
+            self.options.report(f"Refused {link.name}: {reason} ({self._refused} refused so far)")
+        if self._refusing < MAX_PENDING:  # beyond these, the refusal is the hang-up alone
+            self._refusing += 1
+            try:
+                with trio.move_on_after(REFUSE_AT_ONCE), contextlib.suppress(NetError):
+                    await link.send(pack({"refuse": reason}))
+            finally:
+                self._refusing -= 1
+        await link.close()
 
 
 async def host(options: PeerOptions, table_options: HostOptions,
@@ -335,20 +549,21 @@ async def host(options: PeerOptions, table_options: HostOptions,
     for address in _addresses(table_options.bind):
         options.report(f"  others join with: p2pwhist join {address}:{port} --expect {my_print}")
     task_status.started(port)
-    joiners: list[_Joiner] = []
-    seated = trio.Event()
+    lobby = _Lobby(options, players - 1)
     async with trio.open_nursery() as nursery:
         for listener in listeners:
-            nursery.start_soon(trio.serve_listeners, lambda s: _greet(s, options, joiners, players, seated), [listener])
-        await seated.wait()
+            nursery.start_soon(trio.serve_listeners, lambda s: _greet(s, options, lobby), [listener])
+        joiners = await lobby.fill()
         links = [j.link for j in joiners]
+        for link in links:
+            link.limit = MAX_FRAME  # the game's messages are larger than a HELLO
         table = Table(table_options.game, table_options.length,
                       (Player(options.name, public_bytes(key.public_key())),) + tuple(j.player for j in joiners),
                       secrets.token_bytes(32), time.strftime("%Y-%m-%d"))
         start = start_message(key, table)
+        session, path, secret_file, writer = await _begin(options, start, HOST, links)  # before START goes out
         for link in links:
             await link.send(start.raw)
-        session, path, saved, writer = _begin(options, start, HOST)
         names = [p.name for p in table.players]
         options.report(f"All seats taken: {', '.join(names)}. Transcript: {path}")
 
@@ -376,7 +591,7 @@ async def host(options: PeerOptions, table_options: HostOptions,
         failure: NetError | None = None
         try:
             outcome = await _play(session, options, send, receive, relay, writer, names)
-            saved.unlink(missing_ok=True)  # every secret is in the finished transcript now
+            secret_file.discard()  # every secret is in the finished transcript now
         except NetError as error:  # raised below, outside the nursery, as itself (not a group)
             failure = error
         finally:
@@ -388,28 +603,44 @@ async def host(options: PeerOptions, table_options: HostOptions,
     return GameRecord(outcome, path, table)
 
 
-async def _greet(stream: trio.SocketStream, options: PeerOptions, joiners: list[_Joiner], players: int,
-                 seated: trio.Event) -> None:
-    """Take one joiner's HELLO and seat it, or refuse it in one line."""
-    link = Link(stream, f"a joiner at {_peer_address(stream)}")  # until its HELLO names it
+async def _greet(stream: trio.SocketStream, options: PeerOptions, lobby: _Lobby) -> None:
+    """Take one joiner's HELLO and seat it, or refuse it in one line; a seated joiner's
+    connection is kept open for the game, unless the joiner leaves first."""
+    link = Link(stream, f"a joiner at {_peer_address(stream)}", limit=HELLO_LIMIT)  # until its HELLO names it
+    address = _peer_host(stream)
+    refusal = lobby.admit(address)
+    if refusal is not None:
+        await lobby.turn_away(link, refusal)
+        return
+    try:
+        joiner = await _handshake(link, options, lobby)
+    except Exception as error:  # noqa: BLE001 (a bug of ours must not take the table down with it)
+        options.report(f"Dropped {link.name}: internal error in its handshake ({type(error).__name__}: {error})")
+        await link.close()
+        return
+    finally:
+        lobby.done(address)
+    if joiner is not None:
+        await joiner.gone.wait()  # after START, never: the connection belongs to the game
+        await link.close()
+
+
+async def _handshake(link: Link, options: PeerOptions, lobby: _Lobby) -> _Joiner | None:
+    """The joiner seated, or None once it is refused or dropped (and its connection closed)."""
     try:
         with trio.fail_after(HANDSHAKE_TIMEOUT):
             hello = await link.receive()
         player = _read_hello(hello)
         link.name = player.name
-        if seated.is_set() or len(joiners) >= players - 1:
-            raise ConfigError("the table is full")
-        if player.name == options.name or any(j.player.name == player.name for j in joiners):
-            raise ConfigError(f"the name {player.name!r} is taken at this table")
-        if player.key == public_bytes(options.key.public_key()) or any(j.player.key == player.key for j in joiners):
-            raise ConfigError("that key is already seated at this table")
+        lobby.check(player)
         await _check_trust(options, player.name, player.key)
+        return lobby.seat(link, player)
     except ChangedKey as changed:
-        # The whole story, with the file to edit, is for the host's user; the joiner is told
-        # in its own terms (and not shown a path on the host's machine).
+        # The host's user, asked, did not trust a new key under a name they knew with another
+        # one. The whole story is for them; the joiner is told in its own terms.
         options.report(f"Refused {link.name}: {changed}")
-        await _refuse(link, f"the key of {player.name!r} changed since this host last saw it: refusing key "
-                            f"{fingerprint(player.key)} (if it really changed, ask the host to forget the old one)")
+        await _refuse(link, f"the host's user did not accept key {fingerprint(player.key)} for {player.name!r}: "
+                            "it is not the key they played with under that name")
         return
     except ConfigError as refusal:
         options.report(f"Refused {link.name}: {refusal}")
@@ -423,40 +654,12 @@ async def _greet(stream: trio.SocketStream, options: PeerOptions, joiners: list[
         options.report(f"Dropped {link.name}: no HELLO within {HANDSHAKE_TIMEOUT:g} s")
         await link.close()
         return
-    joiner = _Joiner(link, player)
-    joiners.append(joiner)
-    _number(joiners)
-    options.report(f"{player.name} joined (key {fingerprint(player.key)}); {len(joiners) + 1}/{players} seated")
-    if len(joiners) == players - 1:
-        seated.set()
-    async with trio.open_nursery() as waiting:
-        waiting.start_soon(_leave_if_gone, joiner, joiners, options, waiting.cancel_scope)
-        await seated.wait()
-        waiting.cancel_scope.cancel()
-    if joiner in joiners:
-        await trio.sleep_forever()  # the connection now belongs to the game; keep it open
 
 
 def _number(joiners: list[_Joiner]) -> None:
     """Seats follow the order of arrival; the host is seat 0."""
     for seat, joiner in enumerate(joiners, start=1):
         joiner.link.seat = seat
-
-
-async def _leave_if_gone(joiner: _Joiner, joiners: list[_Joiner], options: PeerOptions, scope: trio.CancelScope) -> None:
-    """Until the table fills a seated joiner has nothing to say: if its connection speaks or
-    closes, it has left, and its seat is free again. (Cancelled when the table fills; a
-    cancelled receive loses no bytes.)"""
-    try:
-        await joiner.link.receive()
-        why = "spoke before the game began"
-    except NetError:
-        why = "left before the game began"
-    joiners.remove(joiner)
-    _number(joiners)
-    options.report(f"{joiner.player.name} {why}; its seat is free again")
-    await joiner.link.close()
-    scope.cancel()
 
 
 async def _refuse(link: Link, reason: str) -> None:
@@ -469,6 +672,14 @@ async def _refuse(link: Link, reason: str) -> None:
     await link.close()
 
 
+def _peer_host(stream: trio.abc.Stream) -> str:
+    """The remote address without its port: what the per-address limit of handshakes counts."""
+    try:
+        return str(stream.socket.getpeername()[0])  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return "unknown"
+
+
 def _peer_address(stream: trio.abc.Stream) -> str:
     try:
         address = stream.socket.getpeername()  # type: ignore[attr-defined]
@@ -478,31 +689,52 @@ def _peer_address(stream: trio.abc.Stream) -> str:
 
 
 def _read_hello(payload: bytes) -> Player:
+    """The joiner a HELLO describes; a refusal (``ConfigError``) says why in one line, since a
+    well-delimited frame lets us tell the joiner."""
     try:
-        hello = unpack(payload)
-    except WireError as error:  # a well-delimited frame, so the joiner can still be told why
+        hello = Hello.from_wire(unpack(payload))
+    except WireError as error:
         raise ConfigError(f"not a p2pwhist HELLO: {error}") from None
-    body = hello.get("hello") if isinstance(hello, dict) and len(hello) == 1 else None
-    if not isinstance(body, dict) or set(body) != {"version", "name", "key"}:
-        raise ConfigError("not a p2pwhist HELLO")
-    if body["version"] != PROTOCOL_VERSION:
-        raise ConfigError(f"protocol version {body['version']!r:.20} is not this host's version {PROTOCOL_VERSION}")
-    key = body["key"]
-    if not isinstance(key, bytes) or len(key) != 32:
-        raise ConfigError("bad public key")
-    return Player(check_name(body["name"]), key)
+    if hello.version != PROTOCOL_VERSION:
+        raise ConfigError(f"protocol version {hello.version} is not this host's version {PROTOCOL_VERSION}")
+    return Player(hello.name, hello.key)
 
 
 async def _check_trust(options: PeerOptions, name: str, key: bytes) -> None:
+    """Whether to play with ``key``, which calls itself ``name`` (protocol/wire.md section 5).
+
+    Identity is the key; the name is only a label anyone can choose. A key we played with
+    before is trusted, under any name. A new key is put to the user (``trust_new``) or, with
+    nobody to ask, accepted; when its name is one we knew with another key, an unattended
+    peer says so in a warning naming both fingerprints. Nothing is remembered here: a key is
+    remembered once a game with it has started (``_remember_if_started``). Refusals raise
+    ``ConfigError`` (``ChangedKey`` for a known name's new key)."""
     known = options.known
     if known is None:
         return
-    if known.check(name, key, remember=options.trust_new is None):
+    print_ = fingerprint(key)
+    try:
+        seen = known.load()
+    except HomeError as error:
+        options.report(f"Warning: {error}; every key counts as new")
+        seen = {}
+    label = seen.get(print_)
+    if label is not None:
+        if label != name:
+            options.report(f"{name} has the key you played with as {label!r} ({print_})")
         return
-    if await options.trust_new(name, key):  # type: ignore[misc]
-        known.check(name, key, remember=True)
-    else:
-        raise ConfigError(f"{name} (key {fingerprint(key)}) was not trusted")
+    before = [p for p, n in seen.items() if n == name][-2:]  # the newest, for a line of sane length
+    if options.trust_new is None:  # unattended: accept, and say so when the name had another key
+        if before:
+            options.report(f"Warning: {name!r} has a different key from the {name!r} you played before "
+                           f"(now {print_}, before {' or '.join(before)}); accepting it, as nobody is here to ask")
+        return
+    if await options.trust_new(name, key):
+        return
+    if before:
+        raise ChangedKey(f"{name!r} has a different key from the {name!r} you played before "
+                         f"(now {print_}, before {' or '.join(before)}), and was not trusted")
+    raise ConfigError(f"{name} (key {print_}) was not trusted")
 
 
 def _addresses(bind: str | None) -> list[str]:
@@ -546,7 +778,7 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
             if expect is not None and not same_fingerprint(expect, host_player.fingerprint):
                 raise ConfigError(f"the host's key is {host_player.fingerprint}, not the expected {expect}")
             for i, player in enumerate(table.players):
-                if i != seat:
+                if i != seat and not (i == HOST and expect is not None):  # --expect: trusted already
                     await _check_trust(options, player.name, player.key)
         except (ConfigError, ChangedKey) as refusal:
             # Tell the table why we leave, signed, instead of simply hanging up.
@@ -554,7 +786,7 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
             with trio.move_on_after(2), contextlib.suppress(NetError):
                 await link.send(notice.raw)
             raise NetError(str(refusal)) from None
-        session, path, saved, writer = _begin(options, start, seat)
+        session, path, secret_file, writer = await _begin(options, start, seat, [link])
         names = [p.name for p in table.players]
         options.report(f"Seated as {names[seat]} (seat {seat}) with {', '.join(names)}. Transcript: {path}")
 
@@ -565,7 +797,7 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
             return await link.receive(), HOST
 
         outcome = await _play(session, options, send, receive, None, writer, names)
-        saved.unlink(missing_ok=True)  # every secret is in the finished transcript now
+        secret_file.discard()  # every secret is in the finished transcript now
         return GameRecord(outcome, path, table)
     finally:
         await link.close()
@@ -578,7 +810,9 @@ def _read_start(payload: bytes, link: Link) -> SignedMessage:
         raise NetError(f"{link.name} sent a bad frame: {error}") from None
     if isinstance(value, dict):
         reason = value.get("refuse")
-        raise NetError(f"{link.name} refused us: {reason!s:.200}" if isinstance(reason, str) else f"{link.name} sent a bad reply")
+        if not (isinstance(reason, str) and reason.isprintable()):  # shown to a person: one line, no escapes
+            raise NetError(f"{link.name} sent a bad reply")
+        raise NetError(f"{link.name} refused us: {reason[:200]}")
     try:
         start = parse(payload)
     except SignatureError as error:
@@ -589,11 +823,11 @@ def _read_start(payload: bytes, link: Link) -> SignedMessage:
 
 
 def _seat_of(start: SignedMessage, key) -> tuple[Table, int]:
+    table: Table = start.body  # type: ignore[assignment]
     try:
-        table = Table.from_wire(start.body)
         start.verify(table.players[HOST].key)
-    except (ConfigError, SignatureError) as error:
-        raise NetError(f"the host's configuration is not acceptable: {error}") from None
+    except SignatureError as error:
+        raise NetError(f"the host's START is not acceptable: {error}") from None
     mine = public_bytes(key.public_key())
     seats = [i for i, p in enumerate(table.players) if p.key == mine]
     if not seats or seats[0] == HOST:

@@ -31,53 +31,48 @@ from typing import Any, Callable, Generator
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pwhist.bodies import (
+    Abort,
+    Accept,
+    CardPlay,
+    Dispute,
+    HandSigned,
+    MatchSigned,
+    NextHand,
+    Table,
+    one_line,
+)
 from p2pwhist.deck import (
-    Claim,
-    Commitment,
     Deck,
-    DeckError,
     DeckParams,
     LocalDeckError,
-    LockPass,
-    PositionKeys,
     RemoteDeckError,
     Revealed,
-    SecretReveal,
-    ShufflePass,
     UnattributedDeckError,
-    decode_message,
 )
-from p2pwhist.games import game_from_wire
 from p2pwhist.games.base import (
     ConfigError,
     EngineMisuse,
-    Game,
     HandResult,
     HandState,
     HonourPolicy,
     IllegalMove,
     Play,
 )
-from p2pwhist.games.match import Match, MatchLength
+from p2pwhist.games.match import Match
 from p2pwhist.signed import (
     GENESIS_PREV,
-    PUBLIC_KEY_SIZE,
     Kind,
     SignatureError,
     SignedMessage,
-    fingerprint,
     parse,
     public_bytes,
     seal,
 )
 
-PROTOCOL_VERSION = 1
 HOST = 0
-MAX_NAME = 32
-NONCE_SIZE = 32
 SECRET_SIZE = 32
 CUT_HAND = 0  # the deck protocol's hand number for the cut; real hands count from 1
-MAX_REASON = 200  # characters of a reason carried in ABORT and DISPUTE
 
 
 class SessionError(Exception):
@@ -98,9 +93,9 @@ class RemoteError(SessionError):
         super().__init__(f"seat {seat}: {reason}")
 
 
-class BadSignature(RemoteError):
-    """A message not validly signed by the seat it names: it proves nothing about that seat,
-    so the connection that carried it is blamed."""
+class BadMessage(RemoteError):
+    """A message that is malformed or not validly signed by the seat it names: it proves
+    nothing about that seat, so the connection that carried it is blamed."""
 
 
 class BrokenChain(RemoteError):
@@ -133,88 +128,11 @@ class Need(enum.Enum):
     DONE = "nothing: the match is over"
 
 
-@dataclass(frozen=True)
-class Player:
-    name: str
-    key: bytes  # Ed25519 public key, raw
-
-    @property
-    def fingerprint(self) -> str:
-        return fingerprint(self.key)
-
-
-@dataclass(frozen=True)
-class Table:
-    """What the host's START message fixes: the game, the match length and who sits where."""
-
-    game: Game
-    length: MatchLength
-    players: tuple[Player, ...]
-    nonce: bytes  # from the host's OS randomness: makes every game's id unique
-    date: str = ""  # the host's calendar date, ISO 8601: for the record only, nobody checks it
-    version: int = PROTOCOL_VERSION
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "version": self.version,
-            "game": self.game.to_wire(),
-            "length": self.length.to_wire(),
-            "players": [[p.name, p.key] for p in self.players],
-            "nonce": self.nonce,
-            "date": self.date,
-        }
-
-    @staticmethod
-    def from_wire(obj: Any) -> Table:
-        """Parse a START body; raises ``ConfigError`` with a one-line reason."""
-        if not isinstance(obj, dict) or set(obj) != {"version", "game", "length", "players", "nonce", "date"}:
-            raise ConfigError("the START message is malformed")
-        if obj["version"] != PROTOCOL_VERSION:
-            raise ConfigError(f"protocol version {obj['version']!r:.20} (this program speaks {PROTOCOL_VERSION})")
-        game = game_from_wire(obj["game"])
-        length = MatchLength.from_wire(obj["length"])
-        players = obj["players"]
-        if not isinstance(players, list) or len(players) != game.players:
-            raise ConfigError(f"the game is for {game.players} players, the table lists {players!r:.60}")
-        parsed = tuple(_player(p) for p in players)
-        if len({p.key for p in parsed}) != len(parsed):
-            raise ConfigError("two seats have the same key")
-        nonce = obj["nonce"]
-        if not isinstance(nonce, bytes) or len(nonce) != NONCE_SIZE:
-            raise ConfigError("bad nonce")
-        date = obj["date"]
-        if not isinstance(date, str) or len(date) > MAX_NAME or not date.isprintable():
-            raise ConfigError("bad date")
-        return Table(game, length, parsed, nonce, date)
-
-
-def check_name(name: object) -> str:
-    if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME or not name.isprintable() or name != name.strip():
-        raise ConfigError(f"a name is 1..{MAX_NAME} printable characters, not {name!r:.40}")
-    return name
-
-
-def _player(obj: Any) -> Player:
-    if not (isinstance(obj, list) and len(obj) == 2 and isinstance(obj[1], bytes) and len(obj[1]) == PUBLIC_KEY_SIZE):
-        raise ConfigError("a player is [name, 32-byte key]")
-    return Player(check_name(obj[0]), obj[1])
-
-
-def abort_body(body: Any, players: int) -> tuple[str, int | None]:
-    """An ABORT's reason and the seat it blames, read leniently: it ends the game anyway."""
-    if not isinstance(body, dict):
-        return "(a malformed notice)", None
-    reason = body.get("reason")
-    culprit = body.get("culprit")
-    reason = reason[:MAX_REASON] if isinstance(reason, str) else "(no reason given)"
-    return reason, culprit if type(culprit) is int and 0 <= culprit < players else None
-
-
 def start_message(key: Ed25519PrivateKey, table: Table) -> SignedMessage:
     """The host's genesis message."""
     if table.players[HOST].key != public_bytes(key.public_key()):
         raise LocalError("the host sits in seat 0")
-    return seal(key, 0, GENESIS_PREV, HOST, Kind.START, table.to_wire())
+    return seal(key, 0, GENESIS_PREV, HOST, table)
 
 
 @dataclass(frozen=True)
@@ -259,10 +177,7 @@ class Session:
         With ``seat``, ``key`` and ``new_secret`` None the session is an observer: see ``observe``."""
         if start.seq != 0 or start.kind is not Kind.START or start.seat != HOST or start.prev != GENESIS_PREV:
             raise RemoteError(HOST, "the first message must be the host's START", start.seq)
-        try:
-            self.table = Table.from_wire(start.body)
-        except ConfigError as error:
-            raise RemoteError(HOST, str(error), 0) from None
+        self.table: Table = start.body  # type: ignore[assignment]
         start.verify(self.table.players[HOST].key)
         if seat is not None and (key is None or self.table.players[seat].key != public_bytes(key.public_key())):
             raise LocalError(f"seat {seat} of this table has another key")
@@ -334,12 +249,12 @@ class Session:
         turn = self._turn
         assert turn is not None and turn.make is not None and self._key is not None
         if self._anomaly is not None:  # our turn comes: dispute the bad reveal instead
-            body = {"position": self._anomaly.position, "reason": str(self._anomaly)[:MAX_REASON]}
-            message = seal(self._key, len(self.log), self.head, self.seat, Kind.DISPUTE, body)
+            body = Dispute(self._anomaly.position, one_line(str(self._anomaly)))
+            message = seal(self._key, len(self.log), self.head, self.seat, body)
             self._take_dispute(message)
             return message
-        body = turn.make(value)
-        message = seal(self._key, len(self.log), self.head, self.seat, turn.kind, body)
+        message = seal(self._key, len(self.log), self.head, self.seat, turn.make(value))
+        assert message.kind is turn.kind, f"the schedule made a {message.kind.value} for a {turn.kind.value} turn"
         self._take(message)
         return message
 
@@ -358,7 +273,7 @@ class Session:
             players = self.table.players
             message.verify(players[message.seat].key if message.seat < len(players) else b"")
         except SignatureError as error:
-            raise self._fail(BadSignature(via, str(error), len(self.log))) from None
+            raise self._fail(BadMessage(via, str(error), len(self.log))) from None
         seq = len(self.log)
         if via not in (message.seat, HOST):
             # Only the host relays: a joiner's connection carries that joiner's messages alone.
@@ -377,8 +292,9 @@ class Session:
         seq = len(self.log)
         if message.kind is Kind.ABORT:
             self.log.append(message)
-            reason, culprit = abort_body(message.body, self.players)
-            raise self._fail(Aborted(message.seat, reason, culprit))
+            notice: Abort = message.body  # type: ignore[assignment]
+            culprit = notice.culprit if notice.culprit is not None and notice.culprit < self.players else None
+            raise self._fail(Aborted(message.seat, notice.reason, culprit))
         turn = self._turn
         if message.kind is Kind.DISPUTE and turn is not None and message.seat == turn.seat:
             self._take_dispute(message)
@@ -398,8 +314,7 @@ class Session:
         before leaving (and to keep in our transcript)."""
         if self._key is None:
             raise LocalError("an observer sends nothing")
-        body = {"reason": reason[:MAX_REASON], "culprit": culprit}
-        message = seal(self._key, len(self.log), self.head, self.seat, Kind.ABORT, body)  # type: ignore[arg-type]
+        message = seal(self._key, len(self.log), self.head, self.seat, Abort(one_line(reason), culprit))  # type: ignore[arg-type]
         self.log.append(message)
         self._error = self._error or Aborted(self.seat, reason, culprit)  # type: ignore[arg-type]
         return message
@@ -442,10 +357,9 @@ class Session:
         """A seat disputes a reveal, at its turn: every seat reveals its secret, and the audit
         names whoever cheated (or the disputer, if nobody did)."""
         deck = self._open_deck
-        body = message.body
-        position = body.get("position") if isinstance(body, dict) else None
+        position = message.body.position  # type: ignore[union-attr]
         self.log.append(message)
-        if deck is None or type(position) is not int:
+        if deck is None:
             raise self._fail(self._remote(message, "disputed a reveal when no deck is being revealed"))
         self._script = self._dispute(deck, message.seat, position)
         self._advance(lambda: next(self._script), message)
@@ -458,9 +372,7 @@ class Session:
     def _run(self) -> Script:
         n = self.players
         for seat in range(1, n):
-            message = yield _Turn(seat, Kind.ACCEPT, make=lambda _: {})
-            if message.body != {}:
-                raise self._remote(message, "ACCEPT carries no body")
+            yield _Turn(seat, Kind.ACCEPT, make=lambda _: Accept())
         cut_deck = yield from self._shuffle(CUT_HAND, self.game.deck())
         yield from self._keys_round(cut_deck, lambda seat: set(range(n)), lambda revealed: None)
         yield from self._open(cut_deck)  # the cut's deck is audited like any other
@@ -470,21 +382,19 @@ class Session:
         cut = [cut_deck.known_card(p) for p in range(n)]
         self.match = match = Match.after_cut(self.game, self.table.length, cut)  # type: ignore[arg-type]
         while True:
-            message = yield _Turn(HOST, Kind.HAND, Need.DECISION, lambda up: {"more": not match.is_over(bool(up))})
-            more = message.body.get("more") if isinstance(message.body, dict) else None
-            if type(more) is not bool:
-                raise self._remote(message, "HAND carries {'more': bool}")
+            message = yield _Turn(HOST, Kind.HAND, Need.DECISION, lambda up: NextHand(not match.is_over(bool(up))))
+            more = message.body.more  # type: ignore[union-attr]
             if more and match.is_over(time_up=False) or not more and self.table.length.minutes is None and not match.is_over():
                 raise self._remote(message, "decided the match length against the agreed configuration")
             if not more:
                 break
             yield from self._hand(match)
         self.outcome = Outcome(tuple(match.results), match.hands_won, match.winner)
-        summary = {"hands_won": list(match.hands_won), "winner": match.winner}
+        summary = MatchSigned(tuple(match.hands_won), match.winner)
         for seat in range(n):
             message = yield _Turn(seat, Kind.FINAL, make=lambda _: summary)
             if message.body != summary:
-                raise self._remote(message, f"signs a different match result {message.body!r:.100}")
+                raise self._remote(message, f"signs a different match result: {_summary(message.body)}")
 
     def _shuffle(self, number: int, cards) -> Generator[_Turn, SignedMessage, Deck]:
         """Commitments, shuffle passes and lock passes, each seat in order. Starts a new
@@ -500,7 +410,7 @@ class Session:
             deck = Deck(params, self.seat, secret)
         for kind, make in ((Kind.COMMIT, Deck.commit), (Kind.SHUFFLE, Deck.shuffle_pass), (Kind.LOCK, Deck.lock_pass)):
             for seat in range(self.players):
-                yield from self._deck_step(deck, _Turn(seat, kind, make=lambda _, m=make: m(deck).to_wire()))
+                yield from self._deck_step(deck, _Turn(seat, kind, make=lambda _, m=make: m(deck)))
         self._open_deck = deck
         return deck
 
@@ -512,17 +422,11 @@ class Session:
         message = yield turn
         if message.seat == self.seat:
             return ()
-        expected = _DECK_KINDS[turn.kind]
-        try:
-            decoded = decode_message(message.body)
-        except DeckError:
-            return deck.receive_wire(message.seat, message.body)  # raises, naming the sender
-        if type(decoded) is not expected:
-            raise self._remote(message, f"a {turn.kind.value} message holds a {type(decoded).__name__}")
-        if positions is not None and set(decoded.positions) != positions:  # type: ignore[union-attr]
+        body = message.body  # the deck message the kind calls for (p2pwhist.bodies)
+        if positions is not None and set(body.positions) != positions:  # type: ignore[union-attr]
             raise self._remote(message, f"published keys for other positions than {sorted(positions)}")
         try:
-            return deck.receive(message.seat, decoded)
+            return deck.receive(message.seat, body)  # type: ignore[arg-type]
         except UnattributedDeckError as error:
             self._note_anomaly(error)
             return ()
@@ -543,7 +447,7 @@ class Session:
             owed = set().union(*(seen_by[:seat] + seen_by[seat + 1 :])) - self._published[seat]
             if not owed:
                 continue
-            make = lambda _, o=owed: deck.keys_for(sorted(o)).to_wire()  # noqa: E731
+            make = lambda _, o=owed: deck.keys_for(sorted(o))  # noqa: E731
             revealed += yield from self._deck_step(deck, _Turn(seat, Kind.KEYS, make=make), owed)
             self._published[seat] |= owed
         for item in revealed:
@@ -554,7 +458,7 @@ class Session:
         self._open_deck = None
         self._anomaly = None  # the audit that follows judges everything
         for seat in range(self.players):
-            yield from self._deck_step(deck, _Turn(seat, Kind.SECRET, make=lambda _: deck.reveal_secret().to_wire()))
+            yield from self._deck_step(deck, _Turn(seat, Kind.SECRET, make=lambda _: deck.reveal_secret()))
 
     def _dispute(self, deck: Deck, accused: int, position: int) -> Script:
         """Every secret, then the audit's verdict, which ends the game (session.md §5)."""
@@ -590,46 +494,34 @@ class Session:
             yield from self._keys_round(deck, visible, learn)
         yield from self._open(deck)
         result = self._judge(deck, match, hand, moves)
-        body = {"scores": list(result.scores), "offenders": sorted(result.offenders), "winner": result.winner}
+        body = HandSigned(tuple(result.scores), tuple(sorted(result.offenders)), result.winner)
         for seat in range(self.players):
             message = yield _Turn(seat, Kind.RESULT, make=lambda _: body)
             if message.body != body:
-                raise self._remote(message, f"signs a different hand result {message.body!r:.100}")
+                raise self._remote(message, f"signs a different hand result: {_summary(message.body)}")
         match.record(result)
 
-    def _make_play(self, deck: Deck, hand: HandState, move: Any) -> Any:
+    def _make_play(self, deck: Deck, hand: HandState, move: Any) -> CardPlay:
         if not isinstance(move, Play):
-            raise LocalError(f"a move is a Play, not {move!r:.40}")
+            raise LocalError(f"a move is a Play, not a {type(move).__name__}")
         refused = hand.view(self.seat).refusal(move)
         if refused is not None:
             raise LocalError(f"our own move is illegal: {refused}")
         if deck.known_card(move.position) is not None:
-            return {"claim": deck.claim(move.position).to_wire()}
-        return {"blind": deck.keys_for([move.position]).to_wire()}  # a closed box, played blind
+            return CardPlay(deck.claim(move.position))
+        return CardPlay(deck.keys_for([move.position]))  # a closed box, played blind
 
     def _read_play(self, message: SignedMessage, deck: Deck, hand: HandState, learn) -> tuple[Play, bool]:
-        body = message.body
-        if not isinstance(body, dict) or len(body) != 1 or not ({"claim", "blind"} & set(body)):
-            raise self._remote(message, "a PLAY is {'claim': …} or {'blind': …}")
-        ((how, wire),) = body.items()
-        try:
-            decoded = decode_message(wire)
-        except DeckError as error:
-            raise self._remote(message, f"malformed play: {error}") from None
-        if how == "claim" and isinstance(decoded, Claim):
-            position = decoded.position
-        elif how == "blind" and isinstance(decoded, PositionKeys) and len(decoded.keys) == 1:
-            position = decoded.keys[0].position
-        else:
-            raise self._remote(message, f"malformed {how} play")
+        play: CardPlay = message.body  # type: ignore[assignment]
+        position, decoded = play.position, play.reveal
         try:
             move = Play.from_wire(position, len(self.game.deck()))
         except ValueError as error:
             raise self._remote(message, str(error)) from None
         sees = position in hand.visible_to(message.seat)
-        if how == "blind" and sees:
+        if play.blind and sees:
             raise self._remote(message, "played blind a card it may see: a card it may see is claimed")
-        if how == "claim" and not sees:
+        if not play.blind and not sees:
             raise self._remote(message, "claims a card it may not see: only a closed box card is played, blind")
         if message.seat != self.seat:
             try:
@@ -643,7 +535,7 @@ class Session:
             for item in revealed:
                 learn(item)
         self._published[message.seat].add(position)
-        return move, how == "blind"
+        return move, play.blind
 
     def _judge(self, deck: Deck, match: Match, hand: HandState, moves: list[Play]) -> HandResult:
         """The end-of-hand audit: the deck recomputed from the secrets, then every move
@@ -661,11 +553,7 @@ class Session:
         return full.result()
 
 
-# The deck message each kind of envelope carries.
-_DECK_KINDS: dict[Kind, type] = {
-    Kind.COMMIT: Commitment,
-    Kind.SHUFFLE: ShufflePass,
-    Kind.LOCK: LockPass,
-    Kind.KEYS: PositionKeys,
-    Kind.SECRET: SecretReveal,
-}
+def _summary(body: HandSigned | MatchSigned) -> str:
+    """A signed result in words, from its checked fields (no repr of a peer's value)."""
+    won = body.scores if isinstance(body, HandSigned) else body.hands_won
+    return f"{'-'.join(map(str, won))}, winner {'none' if body.winner is None else f'seat {body.winner}'}"

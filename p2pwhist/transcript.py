@@ -9,17 +9,18 @@ hand, so a crash loses nothing already agreed.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
+from p2pwhist.home import HomeError, create_private
 from p2pwhist.signed import SignatureError, SignedMessage, parse
 from p2pwhist.wire import FrameBuffer, WireError, frame
 
 MAGIC = b"P2PWHST1"
-# A game of 1000 hands is about 15 MB of messages; refuse to read files far beyond that.
-MAX_FILE = 256 * 1024 * 1024
+READ_CHUNK = 64 * 1024
 
 
-class TranscriptError(ValueError):
+class TranscriptError(WireError):
     """A file that is not a readable transcript; ``index`` is the bad message's position."""
 
     def __init__(self, reason: str, index: int | None = None) -> None:
@@ -29,12 +30,15 @@ class TranscriptError(ValueError):
 
 class TranscriptWriter:
     def __init__(self, path: Path) -> None:
+        """Create the file: never over an existing file or through a symbolic link (a
+        transcript is never overwritten, nor written where someone else planted a file to
+        read it), mode 0600; ``TranscriptError`` in one line if it cannot be."""
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("xb")  # a transcript is never overwritten
-        except OSError as error:
-            raise TranscriptError(f"cannot write the transcript {path}: {error.strerror}") from None
+            fd = create_private(path, "the transcript")
+        except HomeError as error:
+            raise TranscriptError(str(error)) from None
+        self._file = os.fdopen(fd, "wb")
         self._file.write(MAGIC)
 
     def append(self, message: SignedMessage) -> None:
@@ -51,31 +55,39 @@ class TranscriptWriter:
             self._file.close()
 
 
-def read_transcript(path: Path) -> list[SignedMessage]:
-    """Parse every message's structure; signatures and the chain are the verifier's job."""
+def read_transcript(path: Path) -> Iterator[SignedMessage]:
+    """Each message of the file in turn, parsed (structure and body; signatures and the chain
+    are the verifier's job), read a chunk at a time: a reader that stops at the first bad
+    message has read little more than it, and memory is bounded by the largest frame, not by
+    the file. Raises ``TranscriptError`` when it reaches something unreadable."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE:
-            raise TranscriptError(f"{path} is {size} bytes, larger than any transcript")
-        data = path.read_bytes()
+        file = path.open("rb")
     except OSError as error:
         raise TranscriptError(f"cannot read {path}: {error.strerror}") from None
-    if not data.startswith(MAGIC):
-        raise TranscriptError(f"{path} is not a p2pwhist transcript (no {MAGIC.decode()} header)")
-    buffer = FrameBuffer()
-    buffer.feed(data[len(MAGIC) :])
-    messages = []
-    while True:
+    with file:
         try:
-            raw = buffer.next_frame()
-        except WireError as error:
-            raise TranscriptError(str(error), len(messages)) from None
-        if raw is None:
-            break
-        try:
-            messages.append(parse(raw))
-        except SignatureError as error:
-            raise TranscriptError(str(error), len(messages)) from None
+            if file.read(len(MAGIC)) != MAGIC:
+                raise TranscriptError(f"{path} is not a p2pwhist transcript (no {MAGIC.decode()} header)")
+            buffer = FrameBuffer()
+            index = 0
+            while True:
+                try:
+                    raw = buffer.next_frame()
+                except WireError as error:
+                    raise TranscriptError(str(error), index) from None
+                if raw is None:
+                    chunk = file.read(READ_CHUNK)
+                    if not chunk:
+                        break
+                    buffer.feed(chunk)
+                    continue
+                try:
+                    message = parse(raw)
+                except SignatureError as error:
+                    raise TranscriptError(str(error), index) from None
+                yield message
+                index += 1
+        except OSError as error:
+            raise TranscriptError(f"cannot read {path}: {error.strerror}") from None
     if buffer.pending:
-        raise TranscriptError(f"the file ends inside a message ({buffer.pending} stray bytes)", len(messages))
-    return messages
+        raise TranscriptError(f"the file ends inside a message ({buffer.pending} stray bytes)", index)

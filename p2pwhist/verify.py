@@ -9,21 +9,23 @@ So a peer during play and anyone afterwards reach their verdict by the same code
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
+from p2pwhist.bodies import Abort
 from p2pwhist.session import (
     HOST,
     Aborted,
-    BadSignature,
+    BadMessage,
     BrokenChain,
     Convicted,
     LocalError,
     RemoteError,
     Session,
-    abort_body,
 )
 from p2pwhist.signed import Kind, SignatureError, SignedMessage
+from p2pwhist.wire import WireError
 
 
 @dataclass(frozen=True)
@@ -82,27 +84,29 @@ class Verdict:
         }
 
 
-def verify(messages: Sequence[SignedMessage]) -> Verdict:
-    """Judge a transcript's messages (as ``read_transcript`` parsed them)."""
-    if not messages:
+def verify(messages: Iterable[SignedMessage]) -> Verdict:
+    """Judge a transcript's messages (as ``read_transcript`` yields them), taking each as it
+    comes and stopping at the first bad one: a hostile file costs no more than its good part."""
+    stream: Iterator[SignedMessage] = iter(messages)
+    start = next(stream, None)
+    if start is None:
         return Verdict(False, False, None, (), b"", Fault(0, HOST, "the host", "?", "the transcript is empty"))
-    start = messages[0]
     try:
         session = Session.observe(start)
     except (RemoteError, LocalError, SignatureError) as error:
         reason = error.reason if isinstance(error, RemoteError) else str(error)
         return Verdict(False, False, None, (), start.digest, Fault(0, HOST, "the host", "?", reason))
     stopped = None
-    for index, message in enumerate(messages[1:], start=1):
+    for message in stream:
         try:
             session.receive(message.raw, message.seat)
         except Aborted as aborted:
             stopped = f"seat {aborted.seat} stopped the game at message {message.seq}: {aborted.reason}"
             break
-        except (BadSignature, BrokenChain) as error:
+        except (BadMessage, BrokenChain) as error:
             # The message proves nothing against the seat it names: the peer who recorded it
             # says, in its signed ABORT, whose connection carried it.
-            fault = _recorded_blame(session, error, messages[index + 1 : index + 2]) or _fault(session, error)
+            fault = _recorded_blame(session, error, _next_or_none(stream)) or _fault(session, error)
             return _verdict(session, valid=False, error=fault)
         except RemoteError as error:
             return _verdict(session, valid=False, error=_fault(session, error))
@@ -117,24 +121,29 @@ def verify(messages: Sequence[SignedMessage]) -> Verdict:
     return _verdict(session, valid=True, complete=complete, stopped=stopped)
 
 
-def _recorded_blame(session: Session, error: RemoteError, following: Sequence[SignedMessage]) -> Fault | None:
+def _next_or_none(stream: Iterator[SignedMessage]) -> SignedMessage | None:
+    """The next message, if there is a readable one: damage after a verdict does not change it."""
+    try:
+        return next(stream, None)
+    except WireError:
+        return None
+
+
+def _recorded_blame(session: Session, error: RemoteError, notice: SignedMessage | None) -> Fault | None:
     """The blame in the recording peer's ABORT, if it follows the refused message as it must:
     next in the log, chained to the last good message, validly signed."""
-    if not following:
-        return None
-    notice = following[0]
-    if notice.kind is not Kind.ABORT or notice.seq != len(session.log) or notice.prev != session.head:
+    if notice is None or notice.kind is not Kind.ABORT or notice.seq != len(session.log) or notice.prev != session.head:
         return None
     try:
         notice.verify(session.table.players[notice.seat].key)
     except (SignatureError, IndexError):
         return None
-    reason, culprit = abort_body(notice.body, session.players)
-    if culprit is None:
+    body: Abort = notice.body  # type: ignore[assignment]
+    if body.culprit is None or body.culprit >= session.players:
         return None
-    player = session.table.players[culprit]
-    return Fault(error.seq if error.seq is not None else notice.seq, culprit, player.name, player.fingerprint,
-                 f"{error.reason}; seat {notice.seat}, which received it, blames {player.name}: {reason}")
+    player = session.table.players[body.culprit]
+    return Fault(error.seq if error.seq is not None else notice.seq, body.culprit, player.name, player.fingerprint,
+                 f"{error.reason}; seat {notice.seat}, which received it, blames {player.name}: {body.reason}")
 
 
 def _fault(session: Session, error: RemoteError) -> Fault:

@@ -25,10 +25,17 @@ _LIMITS = dict(
     max_map_len=32,
     max_ext_len=0,
 )
+# The deepest honest value is a PLAY's body, four arrays and maps inside the signed message's
+# own array (protocol/wire.md §1). msgpack's own limit is about a thousand levels, deep enough
+# for Python's recursion (repr, ==, hashing) to fail on a 1 KiB payload, so we refuse anything
+# nested deeper than this, checked without recursion.
+MAX_DEPTH = 8
 
 
 class WireError(ValueError):
-    """Bytes that are not a well-formed frame or msgpack value within our limits."""
+    """Input from a peer or a file that is malformed: bytes that are not a frame or a msgpack
+    value within our limits, or a value that is not the message it should be. Every decoder of
+    peer input raises this type (or a subclass) and no other."""
 
 
 def pack(value: Any) -> bytes:
@@ -40,10 +47,43 @@ def unpack(payload: bytes) -> Any:
     if len(payload) > MAX_FRAME:
         raise WireError(f"payload of {len(payload)} bytes exceeds the {MAX_FRAME}-byte limit")
     try:
-        return msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True, **_LIMITS)
+        value = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True, **_LIMITS)
     except Exception as error:  # msgpack raises several unrelated types for bad input
         detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         raise WireError(f"malformed msgpack ({detail})"[:200]) from None
+    _check_depth(value)
+    return value
+
+
+def _check_depth(value: Any) -> None:
+    """Refuse a value nested deeper than ``MAX_DEPTH``, walking it with an explicit stack.
+    The walk visits each item once, and the frame limit bounds the items."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            if depth == MAX_DEPTH:
+                raise WireError(f"a value nested more than {MAX_DEPTH} levels deep")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+
+
+def describe(value: Any) -> str:
+    """A short description of a value from a peer, for an error message. Never ``repr``:
+    that recurses (and fails) on deep values and can be as long as the frame."""
+    if value is None or isinstance(value, bool):
+        return str(value).lower() if value is not None else "nil"
+    if isinstance(value, int):
+        return str(value) if -10**12 < value < 10**12 else "a very large integer"
+    if isinstance(value, str):
+        return repr(value[:40]) + ("…" if len(value) > 40 else "")
+    if isinstance(value, bytes):
+        return f"{len(value)} bytes"
+    if isinstance(value, (list, tuple)):
+        return f"an array of {len(value)}"
+    if isinstance(value, dict):
+        return f"a map of {len(value)}"
+    return f"a {type(value).__name__}"
 
 
 def frame(payload: bytes) -> bytes:

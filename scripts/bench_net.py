@@ -138,7 +138,7 @@ def critical_path(players: int, hands: int) -> tuple[Counter[str], float]:
                     if weight(work) > weight(busiest):
                         busiest = work
             if message.kind is Kind.HAND:
-                in_hand = message.body["more"]
+                in_hand = message.body.more
             if in_hand:
                 total += path + busiest
                 messages += 1

@@ -23,8 +23,9 @@ from typing import Any, Self
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pwhist.bodies import PROTOCOL_VERSION
 from p2pwhist.bots import BOTS
-from p2pwhist.session import HOST, PROTOCOL_VERSION, Need, Session, Table
+from p2pwhist.session import HOST, Need, Session
 from p2pwhist.signed import parse, public_bytes
 from p2pwhist.wire import FrameBuffer, frame, pack, unpack
 
@@ -235,7 +236,7 @@ def seat_at(peer: FakePeer, key: Ed25519PrivateKey) -> Session:
     assert payload is not None, "the host closed the connection instead of starting"
     start = parse(payload)
     mine = public_bytes(key.public_key())
-    seat = [p.key for p in Table.from_wire(start.body).players].index(mine)
+    seat = [p.key for p in start.body.players].index(mine)
     return Session(start, seat, key, lambda: secrets.token_bytes(32))
 
 

@@ -9,6 +9,7 @@ honest peer's transcript reaches the same verdict.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +18,9 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist import net
+from p2pwhist.bodies import Body, CardPlay
 from p2pwhist.bots import RandomBot
-from p2pwhist.deck import Deck, PositionKey, PositionKeys, ShufflePass
+from p2pwhist.deck import Commitment, Deck, PositionKey, PositionKeys, ShufflePass
 from p2pwhist.deck._curve import encode_card
 from p2pwhist.games.base import PLAYS
 from p2pwhist.games.boxwhist import BoxWhist, BoxWhistView
@@ -167,7 +169,7 @@ async def test_a_secret_that_is_never_revealed_forfeits_the_game_after_the_timeo
         verdict = table.verdict_of(seat)
         assert verdict.valid and not verdict.complete  # everything up to there was fair
         assert "bob (seat 1) sent nothing" in verdict.stopped
-        assert read_transcript(table.transcripts[seat])[-1].body["culprit"] == CHEATER
+        assert list(read_transcript(table.transcripts[seat]))[-1].body.culprit == CHEATER
 
 
 # -- caught at once --------------------------------------------------------------------------
@@ -188,16 +190,16 @@ def cheat_once(monkeypatch, seat: int, kind: Kind, cheat) -> None:
     monkeypatch.setattr(Session, "produce", only_for(seat, produce, honest))
 
 
-def signed(session: Session, kind: Kind, body) -> object:
-    return seal(session._key, len(session.log), session.head, session.seat, kind, body)
+def signed(session: Session, body: Body) -> object:
+    return seal(session._key, len(session.log), session.head, session.seat, body)
 
 
 async def test_claiming_a_card_not_held_is_caught_at_once(tmp_path, monkeypatch):
     def claim_another_card(session, value, honest):
         position = session.view().legal_moves[0].position
-        claim = session.deck.claim(position).to_wire()
+        claim = session.deck.claim(position)
         other = next(c for c in BoxWhist(2).deck() if c not in session.view().hand.values())
-        return signed(session, Kind.PLAY, {"claim": [claim[0], position, int(other), claim[3]]})
+        return signed(session, CardPlay(dataclasses.replace(claim, card=other)))
 
     cheat_once(monkeypatch, CHEATER, Kind.PLAY, claim_another_card)
     table = await play_table(tmp_path)
@@ -207,7 +209,7 @@ async def test_claiming_a_card_not_held_is_caught_at_once(tmp_path, monkeypatch)
 async def test_playing_out_of_turn_is_caught_at_once(tmp_path, monkeypatch):
     def play_at_keys_turn(session, value, honest):  # at its turn to publish keys, it plays
         position = next(iter(session.view().hand))
-        return signed(session, Kind.PLAY, {"claim": session.deck.claim(position).to_wire()})
+        return signed(session, CardPlay(session.deck.claim(position)))
 
     cheat_once(monkeypatch, CHEATER, Kind.KEYS, play_at_keys_turn)
     table = await play_table(tmp_path)
@@ -217,7 +219,7 @@ async def test_playing_out_of_turn_is_caught_at_once(tmp_path, monkeypatch):
 async def test_a_closed_box_card_played_before_winning_a_trick_is_caught_at_once(tmp_path, monkeypatch):
     def blind_box(session, value, honest):
         slot_position = session.view().box[0][1]
-        return signed(session, Kind.PLAY, {"blind": session.deck.keys_for([slot_position]).to_wire()})
+        return signed(session, CardPlay(session.deck.keys_for([slot_position])))
 
     cheat_once(monkeypatch, CHEATER, Kind.PLAY, blind_box)  # at its first move it cannot have won a trick
     table = await play_table(tmp_path)
@@ -233,7 +235,7 @@ async def test_a_forged_signature_is_pinned_on_the_connection_that_carried_it(tm
 
     def in_bobs_name(session, value, honest):
         real = honest(session, value)
-        return seal(session._key, real.seq, real.prev, 1, real.kind, real.body)  # claims to be bob
+        return seal(session._key, real.seq, real.prev, 1, real.body)  # claims to be bob
 
     cheat_once(monkeypatch, forger, Kind.PLAY, in_bobs_name)
     table = await play_table(tmp_path, players=3)
@@ -260,7 +262,7 @@ async def test_a_relaying_host_that_forks_the_log_is_caught(tmp_path, monkeypatc
             message = parse(payload)
             if message.seat == 0 and message.kind is Kind.COMMIT:
                 forked.append(True)
-                payload = seal(keys[0], message.seq, message.prev, 0, Kind.COMMIT, [1, bytes(32)]).raw
+                payload = seal(keys[0], message.seq, message.prev, 0, Commitment(bytes(32))).raw
         await honest(self, payload)
 
     monkeypatch.setattr(net.Link, "send", send)

@@ -26,15 +26,16 @@ from netutil import (
     seat_at,
 )
 
-from p2pwhist.deck import Deck, DeckParams, decode_message
+from p2pwhist.bodies import Accept, Body, NextHand, Player, Table
+from p2pwhist.deck import Deck, DeckParams
 from p2pwhist.games.base import PLAYS
 from p2pwhist.games.boxwhist import BoxWhist, BoxWhistView
 from p2pwhist.games.match import MatchLength
-from p2pwhist.session import HOST, Player, RemoteError, Table
+from p2pwhist.session import HOST, RemoteError
 from p2pwhist.signed import GENESIS_PREV, Kind, SignedMessage, parse, public_bytes, seal
-from p2pwhist.transcript import read_transcript
+from p2pwhist.transcript import MAGIC, read_transcript
 from p2pwhist.verify import verify
-from p2pwhist.wire import pack
+from p2pwhist.wire import frame, pack
 
 TEN_MB = 10 * 1024 * 1024
 
@@ -139,13 +140,19 @@ def test_a_bad_hello_is_refused_in_one_line_and_the_host_goes_on(tmp_path, send,
         peer.close()
 
 
+DEEP = b"\x91" * 995 + b"\xc0"  # a list nested 995 deep: about 1 KB
+
+
 @pytest.mark.parametrize(
     "change, reason",
-    [({"version": 99}, "protocol version 99"), ({"game": {"game": "bridge", "players": 2}}, "unknown game 'bridge'")],
-    ids=["version", "game"],
+    [({"version": 99}, "protocol version 99"), ({"game": {"game": "bridge", "players": 2}}, "unknown game 'bridge'"),
+     ({"game": {"game": [1]}}, "unknown game an array of 1"), ({"version": "DEEP"}, "nested more than 8 levels"),
+     ({"players": "EXTRA"}, "the game is for 2 players")],
+    ids=["version", "game", "unhashable-game", "deep-version", "extra-player"],
 )
-def test_a_start_this_program_cannot_accept_stops_the_joiner(tmp_path, change, reason):
-    """A version or configuration mismatch comes from the other side: exit 1 (see cli.py)."""
+def test_a_start_this_program_cannot_accept_stops_the_joiner_and_verify(tmp_path, change, reason):
+    """A version or configuration mismatch comes from the other side: exit 1 (see cli.py); the
+    same START in a file is not a transcript: verify exits 2. One line each, no traceback."""
     host_key = Ed25519PrivateKey.generate()
     fake = FakeHost()
     with Peers(tmp_path) as peers:
@@ -153,22 +160,29 @@ def test_a_start_this_program_cannot_accept_stops_the_joiner(tmp_path, change, r
         peer = fake.accept()
         hello = peer.receive_value()["hello"]
         players = (Player("alice", public_bytes(host_key.public_key())), Player(hello["name"], hello["key"]))
-        table = Table(BoxWhist(2), MatchLength(hands=1), players, secrets.token_bytes(32))
-        peer.send_payload(seal(host_key, 0, GENESIS_PREV, HOST, Kind.START, {**table.to_wire(), **change}).raw)
+        table = Table(BoxWhist(2), MatchLength(hands=1), players, secrets.token_bytes(32)).to_wire()
+        extra = table["players"] + [["eve", bytes(32)]]
+        signed = pack([0, GENESIS_PREV, HOST, "start", {**table, **change}])
+        signed = signed.replace(pack("DEEP"), DEEP).replace(pack("EXTRA"), pack(extra))
+        payload = pack([signed, host_key.sign(signed)])
+        peer.send_payload(payload)
         done = joiner.finish()
         peer.close()
+        (tmp_path / "start.p2pw").write_bytes(MAGIC + frame(payload))
+        checked = peers.start("verifier", "verify", str(tmp_path / "start.p2pw")).finish()
     fake.close()
     assert done.code == 1
     line = done.error_line()
-    assert "the host's configuration is not acceptable" in line and reason in line
+    assert "sent a bad START" in line and reason in line
+    assert checked.code == 2 and reason in checked.error_line()
 
 
 # -- during the game -----------------------------------------------------------------------
 
 
-def _accept(key: Ed25519PrivateKey, start: SignedMessage, kind: Kind = Kind.ACCEPT, body: object = None) -> SignedMessage:
+def _accept(key: Ed25519PrivateKey, start: SignedMessage, body: Body = Accept()) -> SignedMessage:
     """Seat 1's signed reply to START (its ACCEPT, unless told otherwise)."""
-    return seal(key, 1, start.digest, 1, kind, {} if body is None else body)
+    return seal(key, 1, start.digest, 1, body)
 
 
 def _corrupt_signature(message: SignedMessage) -> bytes:
@@ -183,7 +197,7 @@ AFTER_START: dict[str, tuple[Misbehaviour, str]] = {
                   f"bob sent a bad frame: a frame announces {TEN_MB} bytes"),
     "bad-signature": (lambda peer, key, start: peer.send_payload(_corrupt_signature(_accept(key, start))),
                       "bob (seat 1): message 1 from seat 1 has a bad signature"),
-    "out-of-turn": (lambda peer, key, start: peer.send_payload(_accept(key, start, Kind.HAND, {"more": True}).raw),
+    "out-of-turn": (lambda peer, key, start: peer.send_payload(_accept(key, start, NextHand(True)).raw),
                     "bob (seat 1): sent hand out of turn (expected accept from seat 1)"),
     "silent": (lambda peer, key, start: None, "bob (seat 1) sent nothing for 2 s"),
 }
@@ -230,19 +244,19 @@ def test_a_peer_that_disconnects_mid_game_is_named_to_everyone(tmp_path, leave):
     line = carol_done.error_line()
     assert "alice (seat 0) stopped the game" in line and "bob disconnected" in line
     transcript = tmp_path / "alice.p2pw"
-    messages = read_transcript(transcript)
+    messages = list(read_transcript(transcript))
     assert transcript.read_bytes() == (tmp_path / "carol.p2pw").read_bytes()
     assert messages[0].kind is Kind.START
     assert [(m.seat, m.kind) for m in messages[1:3]] == [(1, Kind.ACCEPT), (2, Kind.ACCEPT)]
     assert Kind.KEYS in {m.kind for m in messages}
     assert (messages[-1].seat, messages[-1].kind) == (0, Kind.ABORT)
-    assert "bob disconnected" in messages[-1].body["reason"] and messages[-1].body["culprit"] == 1
+    assert "bob disconnected" in messages[-1].body.reason and messages[-1].body.culprit == 1
     # Alice saved each secret before using it: the first opens her first commitment.
     saved = (tmp_path / "alice.p2pw.secrets").read_bytes()
     assert len(saved) == 32 * 2  # the cut's and the first hand's
     first = next(m for m in messages if m.kind is Kind.COMMIT and m.seat == 0)
     cut = DeckParams(hashlib.sha256(messages[0].raw).digest(), 0, BoxWhist(3).deck(), 3)
-    assert Deck(cut, 0, saved[:32]).commit() == decode_message(first.body)
+    assert Deck(cut, 0, saved[:32]).commit() == first.body
 
 
 def test_an_illegal_move_is_named_with_its_rule_by_everyone(tmp_path, monkeypatch):
@@ -266,8 +280,8 @@ def test_an_illegal_move_is_named_with_its_rule_by_everyone(tmp_path, monkeypatc
         assert done.code == 1
         line = done.error_line()
         assert line.startswith("p2pwhist: bob (seat 1)") and rule in line
-    assert abort.kind is Kind.ABORT and "bob (seat 1) broke the rules" in abort.body["reason"]
-    assert abort.body["culprit"] == 1
+    assert abort.kind is Kind.ABORT and "bob (seat 1) broke the rules" in abort.body.reason
+    assert abort.body.culprit == 1
     # The host kept bob's play as evidence: verifying its transcript gives the same verdict.
     verdict = verify(read_transcript(tmp_path / "alice.p2pw"))
     assert not verdict.valid and verdict.error.seat == 1 and rule in verdict.error.reason

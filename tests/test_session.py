@@ -1,11 +1,13 @@
 """The session state machine, with every seat's real Session in one process (no sockets)."""
 
+import dataclasses
 import random
 
 import pytest
 
+from p2pwhist.bodies import CardPlay, Dispute, NextHand
 from p2pwhist.bots import RandomBot
-from p2pwhist.deck import Claim
+from p2pwhist.deck import Claim, Commitment
 from p2pwhist.games.base import PLAYS
 from p2pwhist.games.boxwhist import TRICKS_PER_HAND, BoxWhist
 from p2pwhist.games.match import MatchLength
@@ -48,9 +50,9 @@ def until_move(sessions):
         _deliver(sessions, actor, actor.produce(value))
 
 
-def forge(sender: Session, kind: Kind, body, seq=None, prev=None):
+def forge(sender: Session, body, seq=None, prev=None):
     """A message the sender signs by hand, bypassing its own session's checks."""
-    return seal(sender._key, len(sender.log) if seq is None else seq, prev or sender.head, sender.seat, kind, body)
+    return seal(sender._key, len(sender.log) if seq is None else seq, prev or sender.head, sender.seat, body)
 
 
 @pytest.mark.parametrize("players,hands", [(2, 2), (3, 1), (4, 1)])
@@ -86,7 +88,7 @@ def test_replayed_and_reordered_messages_are_refused():
         sessions[1].receive(first.raw, via=0)  # the same message again
     assert "does not follow" in error.value.reason
     sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(2))
-    early = forge(sessions[0], Kind.COMMIT, {}, seq=len(sessions[0].log) + 1)
+    early = forge(sessions[0], Commitment(bytes(32)), seq=len(sessions[0].log) + 1)
     with pytest.raises(RemoteError):
         sessions[1].receive(early.raw, via=0)
 
@@ -94,7 +96,7 @@ def test_replayed_and_reordered_messages_are_refused():
 def test_a_message_out_of_turn_names_its_sender():
     sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(3))
     # After START, seat 1 must ACCEPT; seat 0 speaks out of turn.
-    message = forge(sessions[0], Kind.HAND, {"more": True})
+    message = forge(sessions[0], NextHand(True))
     with pytest.raises(RemoteError) as error:
         sessions[1].receive(message.raw, via=0)
     assert error.value.seat == 0 and "out of turn" in error.value.reason
@@ -104,7 +106,7 @@ def test_a_relay_that_forks_the_log_is_noticed():
     sessions = open_table(BoxWhist(3), MatchLength(hands=1), random.Random(4))
     real, host = until_message(sessions, Kind.COMMIT)
     # The host shows seat 1 its real commitment and seat 2 a different, also validly signed one.
-    other = forge(host, Kind.COMMIT, [1, bytes(32)], seq=real.seq, prev=real.prev)
+    other = forge(host, Commitment(bytes(32)), seq=real.seq, prev=real.prev)
     sessions[1].receive(real.raw, via=0)
     sessions[2].receive(other.raw, via=0)
     reply = sessions[1].produce()
@@ -119,8 +121,7 @@ def test_claiming_a_card_of_another_hand_is_refused_at_once():
     hand = actor.hand
     victim = 1 - actor.seat
     position = hand.hands[victim][0]
-    body = {"claim": Claim(position, 0, 12345).to_wire()}
-    cheat = forge(actor, Kind.PLAY, body)
+    cheat = forge(actor, CardPlay(Claim(position, 0, 12345)))
     with pytest.raises(RemoteError) as error:
         sessions[victim].receive(cheat.raw, via=actor.seat)
     assert error.value.seat == actor.seat
@@ -132,7 +133,7 @@ def test_claiming_a_different_card_than_the_one_held_is_refused():
     position = actor.view().legal_moves[0].position
     honest = actor.deck.claim(position)
     wrong = (int(honest.card) + 1) % 52
-    cheat = forge(actor, Kind.PLAY, {"claim": Claim(position, wrong, honest.key).to_wire()})
+    cheat = forge(actor, CardPlay(Claim(position, wrong, honest.key)))
     other = sessions[1 - actor.seat]
     with pytest.raises(RemoteError) as error:
         other.receive(cheat.raw, via=actor.seat)
@@ -146,7 +147,7 @@ def test_a_revoke_on_honour_is_found_by_every_peer_at_the_end_of_the_hand():
     for seed in range(20):
         sessions = open_table(game, MatchLength(hands=1), random.Random(seed))
         cheater = sessions[1]
-        cheater._make_play = lambda deck, hand, move, s=cheater: {"claim": deck.claim(move.position).to_wire()}
+        cheater._make_play = lambda deck, hand, move, s=cheater: CardPlay(deck.claim(move.position))
         state = {"revoked": False}
 
         class Revoker(RandomBot):
@@ -173,8 +174,8 @@ def test_a_revoke_on_honour_is_found_by_every_peer_at_the_end_of_the_hand():
 def test_a_peer_that_signs_another_hand_result_is_refused():
     sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(7))
     message, sender = until_message(sessions, Kind.RESULT)
-    lie = dict(message.body, winner=1 - (message.body["winner"] or 0))
-    forged = forge(sender, Kind.RESULT, lie, seq=message.seq, prev=message.prev)
+    lie = dataclasses.replace(message.body, winner=1 - (message.body.winner or 0))
+    forged = forge(sender, lie, seq=message.seq, prev=message.prev)
     with pytest.raises(RemoteError) as error:
         sessions[1 - sender.seat].receive(forged.raw, via=sender.seat)
     assert "different hand result" in error.value.reason
@@ -182,8 +183,8 @@ def test_a_peer_that_signs_another_hand_result_is_refused():
 
 def test_the_host_may_not_stretch_a_match_of_set_length():
     sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(8))
-    message, host = until_message(sessions, Kind.HAND, {"more": False})
-    forged = forge(host, Kind.HAND, {"more": True}, seq=message.seq, prev=message.prev)
+    message, host = until_message(sessions, Kind.HAND, NextHand(False))
+    forged = forge(host, NextHand(True), seq=message.seq, prev=message.prev)
     with pytest.raises(RemoteError) as error:
         sessions[1].receive(forged.raw, via=0)
     assert error.value.seat == 0
@@ -210,7 +211,7 @@ def test_a_false_dispute_is_pinned_on_the_disputer_by_the_audit():
     sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(12))
     liar = until_move(sessions)
     other = sessions[1 - liar.seat]
-    lie = forge(liar, Kind.DISPUTE, {"position": 0, "reason": "it decrypts to no card (it does)"})
+    lie = forge(liar, Dispute(0, "it decrypts to no card (it does)"))
     other.receive(lie.raw, via=liar.seat)
     # Both now reveal their secrets; the audit finds the deal clean, so the disputer lied.
     liar._take_dispute(lie)

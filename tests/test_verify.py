@@ -1,11 +1,13 @@
 """p2pwhist verify and show on transcripts of games played through real sessions."""
 
+import dataclasses
 import json
 import subprocess
 import sys
 
 import pytest
 
+from p2pwhist.bodies import CardPlay
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.inprocess import random_match
 from p2pwhist.signed import Kind, parse, seal
@@ -61,10 +63,9 @@ def test_a_tampered_message_is_pinned_on_its_sender(game, tmp_path):
     original = log[i]
     # Seat 2's key signs a different play: a valid signature, but not the card it holds.
     key = game[2]._key  # a test-only dishonest peer signs with its own key
-    body = dict(original.body)
-    claim = list(body["claim"])
-    claim[2] = (claim[2] + 1) % 52
-    forged = seal(key, original.seq, original.prev, 2, Kind.PLAY, {"claim": claim})
+    claim = original.body.reveal
+    lie = CardPlay(dataclasses.replace(claim, card=(int(claim.card) + 1) % 52))
+    forged = seal(key, original.seq, original.prev, 2, lie)
     path = write(tmp_path / "bad.p2pw", log[:i] + [forged])
     out = cli("verify", path)
     assert out.returncode == 1

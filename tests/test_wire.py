@@ -5,6 +5,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from p2pwhist.bodies import Accept, Dispute
 from p2pwhist.games.base import Play
 from p2pwhist.signed import GENESIS_PREV, Kind, SignatureError, fingerprint, parse, public_bytes, same_fingerprint, seal
 from p2pwhist.transcript import MAGIC, TranscriptError, TranscriptWriter, read_transcript
@@ -53,9 +54,9 @@ def test_garbage_only_ever_raises_typed_errors(data):
 
 def test_signed_message_round_trip_and_tampering():
     key = Ed25519PrivateKey.generate()
-    message = seal(key, 0, GENESIS_PREV, 0, Kind.ACCEPT, {"x": [1, b"2"]})
+    message = seal(key, 0, GENESIS_PREV, 0, Dispute(7, "x"))
     again = parse(message.raw)
-    assert (again.seq, again.seat, again.kind, again.body) == (0, 0, Kind.ACCEPT, {"x": [1, b"2"]})
+    assert (again.seq, again.seat, again.kind, again.body) == (0, 0, Kind.DISPUTE, Dispute(7, "x"))
     again.verify(public_bytes(key.public_key()))
     with pytest.raises(SignatureError):
         again.verify(public_bytes(Ed25519PrivateKey.generate().public_key()))
@@ -89,7 +90,7 @@ def test_moves_are_deck_positions_on_the_wire():
 
 def test_transcript_file_round_trip_and_damage(tmp_path):
     key = Ed25519PrivateKey.generate()
-    messages = [seal(key, i, GENESIS_PREV, 0, Kind.ACCEPT, {}) for i in range(3)]
+    messages = [seal(key, i, GENESIS_PREV, 0, Accept()) for i in range(3)]
     path = tmp_path / "game.p2pw"
     writer = TranscriptWriter(path)
     for message in messages:
@@ -99,11 +100,11 @@ def test_transcript_file_round_trip_and_damage(tmp_path):
     data = path.read_bytes()
     (tmp_path / "cut.p2pw").write_bytes(data[:-3])
     with pytest.raises(TranscriptError) as error:
-        read_transcript(tmp_path / "cut.p2pw")
+        list(read_transcript(tmp_path / "cut.p2pw"))
     assert error.value.index == 2
     (tmp_path / "other").write_bytes(b"hello")
     with pytest.raises(TranscriptError):
-        read_transcript(tmp_path / "other")
+        list(read_transcript(tmp_path / "other"))
     with pytest.raises(TranscriptError):
-        read_transcript(tmp_path / "missing")
+        list(read_transcript(tmp_path / "missing"))
     assert data.startswith(MAGIC)

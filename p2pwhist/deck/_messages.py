@@ -18,6 +18,7 @@ from p2pwhist.cards import N_CARDS, Card
 from p2pwhist.deck._curve import SCALAR_BYTES, X_BYTES, N, P
 from p2pwhist.deck._errors import MessageFormatError, Step
 from p2pwhist.deck._keys import SECRET_BYTES
+from p2pwhist.wire import describe
 
 DIGEST_BYTES = 32  # SHA-256
 MAX_POSITIONS = N_CARDS  # no deck is longer than the 52 card codes
@@ -97,7 +98,7 @@ def _fields(obj: Any, message_type: MessageType, count: int) -> list[Any] | tupl
     step = message_type.step
     array = _array(obj, count + 1, count + 1, f"a {message_type.name} message", step)
     if type(array[0]) is not int or array[0] != message_type:
-        raise MessageFormatError(f"expected type {message_type.value}, not {array[0]!r}", step)
+        raise MessageFormatError(f"expected type {message_type.value}, not {describe(array[0])}", step)
     return array[1:]
 
 
@@ -269,5 +270,5 @@ def decode_message(obj: Any) -> Message:
         raise MessageFormatError(f"a message must be a non-empty array, not {type(obj).__name__}")
     tag = obj[0]
     if type(tag) is not int or tag not in _CLASS_OF_TYPE:
-        raise MessageFormatError(f"unknown message type {tag!r}")
+        raise MessageFormatError(f"unknown message type {describe(tag)}")
     return _CLASS_OF_TYPE[MessageType(tag)].from_wire(obj)

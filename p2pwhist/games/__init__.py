@@ -2,6 +2,7 @@
 
 from p2pwhist.games.base import ConfigError, Game
 from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.wire import describe
 
 GAMES: dict[str, type] = {BoxWhist.name: BoxWhist}
 
@@ -9,6 +10,6 @@ GAMES: dict[str, type] = {BoxWhist.name: BoxWhist}
 def game_from_wire(obj: object) -> Game:
     """Parse a game configuration received from a peer or read from a file."""
     name = obj.get("game") if isinstance(obj, dict) else None
-    if name not in GAMES:
-        raise ConfigError(f"unknown game {name!r:.40}; this version knows {', '.join(GAMES)}")
+    if type(name) is not str or name not in GAMES:
+        raise ConfigError(f"unknown game {describe(name)}; this version knows {', '.join(GAMES)}")
     return GAMES[name].from_wire(obj)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, Sequence
 
 from p2pwhist.cards import Card
+from p2pwhist.wire import describe
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +32,7 @@ class Play:
     @staticmethod
     def from_wire(obj: object, deck_size: int) -> Play:
         if type(obj) is not int or not 0 <= obj < deck_size:
-            raise ValueError(f"a move is a deck position in 0..{deck_size - 1}, not {obj!r}")
+            raise ValueError(f"a move is a deck position in 0..{deck_size - 1}, not {describe(obj)}")
         return PLAYS[obj]
 
 

@@ -34,6 +34,7 @@ from p2pwhist.games.base import (
     Play,
     best_score,
 )
+from p2pwhist.wire import describe
 
 # Rule 2: cards per seat as (hand, box); the rest of the deck is the stack.
 DEAL_SIZES = {2: (11, 4), 3: (8, 3), 4: (6, 2)}
@@ -149,10 +150,10 @@ class BoxWhist:
     @staticmethod
     def from_wire(obj: object) -> BoxWhist:
         if not isinstance(obj, dict) or set(obj) != {"game", "players", "trumps"} or obj["game"] != BoxWhist.name:
-            raise ConfigError(f"not a Box Whist configuration: {obj!r:.200}")
+            raise ConfigError(f"not a Box Whist configuration: {describe(obj)}")
         trumps = obj["trumps"]
         if not isinstance(trumps, list) or len(trumps) > 5 or any(type(t) is not int or not 0 <= t <= 4 for t in trumps):
-            raise ConfigError(f"bad trump sequence {trumps!r:.100}")
+            raise ConfigError(f"bad trump sequence: {describe(trumps)}")
         return BoxWhist(obj["players"], tuple(None if t == 4 else Suit(t) for t in trumps))
 
 

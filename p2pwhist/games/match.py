@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from p2pwhist.cards import Card
 from p2pwhist.games.base import ConfigError, Game, HandResult, HandState, best_score
+from p2pwhist.wire import describe
 
 # A generous cap, so that a hostile configuration cannot announce an endless match.
 MAX_HANDS = 1000
@@ -31,7 +32,7 @@ class MatchLength:
             raise ConfigError("a match needs a number of hands or of minutes")
         for name, value, cap in (("hands", self.hands, MAX_HANDS), ("minutes", self.minutes, MAX_MINUTES)):
             if value is not None and (type(value) is not int or not 1 <= value <= cap):
-                raise ConfigError(f"{name} must be a whole number in 1..{cap}, not {value!r}")
+                raise ConfigError(f"{name} must be a whole number in 1..{cap}, not {describe(value)}")
 
     def to_wire(self) -> dict[str, Any]:
         return {"hands": self.hands, "minutes": self.minutes}
@@ -39,7 +40,7 @@ class MatchLength:
     @staticmethod
     def from_wire(obj: object) -> MatchLength:
         if not isinstance(obj, dict) or set(obj) != {"hands", "minutes"}:
-            raise ConfigError(f"not a match length: {obj!r:.100}")
+            raise ConfigError(f"not a match length: {describe(obj)}")
         return MatchLength(obj["hands"], obj["minutes"])
 
 

@@ -1,0 +1,391 @@
+"""The body of every kind of message, as a typed value: decoded once, where peer input enters.
+
+A signed message's body arrives as a msgpack value that anyone may have written. ``decode``
+turns it into one of the frozen dataclasses below, or raises ``BodyError``; nothing after it
+sees the raw value. Every body checks its exact key set and the exact type and range of each
+field (``bool`` is not an ``int``), as the deck's messages do (``p2pwhist.deck``), and each
+type knows its wire form (``protocol/session.md`` §3). Which body may come when, and whether
+its values fit the game (a result equal to ours, a culprit who sits at the table) is the
+session's to judge: a decoder sees one value and no context.
+
+The HELLO that a joiner sends before the game's log starts is decoded here too (``Hello``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, TypeAlias
+
+from p2pwhist.deck import (
+    Claim,
+    Commitment,
+    DeckError,
+    LockPass,
+    PositionKeys,
+    SecretReveal,
+    ShufflePass,
+    decode_message,
+)
+from p2pwhist.games import game_from_wire
+from p2pwhist.games.base import ConfigError, Game
+from p2pwhist.games.match import MatchLength
+from p2pwhist.identity import PUBLIC_KEY_SIZE, fingerprint
+from p2pwhist.wire import WireError, describe
+
+PROTOCOL_VERSION = 1
+MAX_SEATS = 4  # a seat number on the wire is 0..MAX_SEATS−1
+MAX_NAME = 32
+NONCE_SIZE = 32
+MAX_REASON = 200  # characters of a reason carried in ABORT and DISPUTE
+MAX_COUNT = 1000  # a score or a number of hands won: no match has more hands (games.match)
+
+
+class BodyError(WireError):
+    """A value that is not the body its message's kind requires."""
+
+
+class Kind(enum.Enum):
+    """What a message is; the wire carries the value."""
+
+    START = "start"  # the host's configuration and seating: the genesis message
+    ACCEPT = "accept"  # a joiner binds its key to the configuration
+    HAND = "hand"  # the host starts the next hand (or, with ``more`` false, ends the match)
+    COMMIT = "commit"  # deck protocol messages (p2pwhist.deck)
+    SHUFFLE = "shuffle"
+    LOCK = "lock"
+    KEYS = "keys"
+    PLAY = "play"  # a move with the played card's key
+    SECRET = "secret"  # end-of-hand reveal of a seat's hand secret
+    RESULT = "result"  # a seat's signature on a hand's result
+    FINAL = "final"  # a seat's signature on the match result
+    DISPUTE = "dispute"  # a seat found a bad reveal: every secret is called in, the audit judges
+    ABORT = "abort"  # a seat stops the game and says why
+
+
+# -- field readers: each raises BodyError with a short description, never a repr ------------
+
+
+def _map(obj: Any, keys: set[str], what: str) -> dict[str, Any]:
+    if type(obj) is not dict or set(obj) != keys:
+        raise BodyError(f"{what} is a map of exactly {', '.join(sorted(keys)) or 'nothing'}, not {describe(obj)}")
+    return obj
+
+
+def _int(obj: Any, low: int, high: int, what: str) -> int:
+    if type(obj) is not int or not low <= obj <= high:
+        raise BodyError(f"{what} is a whole number in {low}..{high}, not {describe(obj)}")
+    return obj
+
+
+def _seat_or_nil(obj: Any, what: str) -> int | None:
+    return None if obj is None else _int(obj, 0, MAX_SEATS - 1, what)
+
+
+def _ints(obj: Any, low: int, high: int, what: str) -> tuple[int, ...]:
+    if type(obj) is not list or len(obj) > MAX_SEATS:
+        raise BodyError(f"{what} is an array of at most {MAX_SEATS}, not {describe(obj)}")
+    return tuple(_int(item, low, high, what) for item in obj)
+
+
+def _text(obj: Any, limit: int, what: str) -> str:
+    """A string a person will read: printable, so no line breaks or terminal escapes."""
+    if type(obj) is not str or len(obj) > limit or not obj.isprintable():
+        raise BodyError(f"{what} is a printable string of at most {limit} characters, not {describe(obj)}")
+    return obj
+
+
+def one_line(text: str, limit: int = MAX_REASON) -> str:
+    """Our own text made fit for a reason field: printable and short."""
+    return "".join(ch if ch.isprintable() else " " for ch in text)[:limit]
+
+
+def check_name(name: object) -> str:
+    """A player's name: 1..32 printable characters without surrounding spaces."""
+    if type(name) is not str or not 1 <= len(name) <= MAX_NAME or not name.isprintable() or name != name.strip():
+        raise ConfigError(f"a name is 1..{MAX_NAME} printable characters, not {describe(name)}")
+    return name
+
+
+def _key(obj: Any, what: str) -> bytes:
+    if type(obj) is not bytes or len(obj) != PUBLIC_KEY_SIZE:
+        raise BodyError(f"{what} is {PUBLIC_KEY_SIZE} bytes, not {describe(obj)}")
+    return obj
+
+
+def _configured(read: Callable[[], Any]) -> Any:
+    """A configuration read with the games' own parsers, whose refusals are ``ConfigError``."""
+    try:
+        return read()
+    except ConfigError as error:
+        raise BodyError(str(error)) from None
+
+
+# -- before the log: HELLO -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """A joiner's first frame: ``{"hello": {"version", "name", "key"}}`` (wire.md §2). Any
+    version decodes, so that the host can say which one it speaks."""
+
+    version: int
+    name: str
+    key: bytes
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"hello": {"version": self.version, "name": self.name, "key": self.key}}
+
+    @staticmethod
+    def from_wire(obj: Any) -> Hello:
+        body = _map(_map(obj, {"hello"}, "a HELLO")["hello"], {"version", "name", "key"}, "a HELLO")
+        version = _int(body["version"], 0, 2**32 - 1, "a protocol version")
+        return Hello(version, _configured(lambda: check_name(body["name"])), _key(body["key"], "a public key"))
+
+
+# -- START -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    key: bytes  # Ed25519 public key, raw
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.key)
+
+    @staticmethod
+    def from_wire(obj: Any) -> Player:
+        if type(obj) is not list or len(obj) != 2:
+            raise BodyError(f"a player is [name, key], not {describe(obj)}")
+        return Player(_configured(lambda: check_name(obj[0])), _key(obj[1], "a player's key"))
+
+
+@dataclass(frozen=True)
+class Table:
+    """START's body: the game, the match length and who sits where."""
+
+    KIND: ClassVar[Kind] = Kind.START
+    game: Game
+    length: MatchLength
+    players: tuple[Player, ...]
+    nonce: bytes  # from the host's OS randomness: makes every game's id unique
+    date: str = ""  # the host's calendar date, ISO 8601: for the record only, nobody checks it
+    version: int = PROTOCOL_VERSION
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "game": self.game.to_wire(),
+            "length": self.length.to_wire(),
+            "players": [[p.name, p.key] for p in self.players],
+            "nonce": self.nonce,
+            "date": self.date,
+        }
+
+    @staticmethod
+    def from_wire(obj: Any) -> Table:
+        body = _map(obj, {"version", "game", "length", "players", "nonce", "date"}, "a START")
+        version = body["version"]
+        if type(version) is not int or version != PROTOCOL_VERSION:
+            raise BodyError(f"protocol version {describe(version)} (this program speaks {PROTOCOL_VERSION})")
+        game = _configured(lambda: game_from_wire(body["game"]))
+        length = _configured(lambda: MatchLength.from_wire(body["length"]))
+        players = body["players"]
+        if type(players) is not list or len(players) != game.players:
+            raise BodyError(f"the game is for {game.players} players, the table lists {describe(players)}")
+        seated = tuple(Player.from_wire(p) for p in players)
+        if len({p.key for p in seated}) != len(seated):
+            raise BodyError("two seats have the same key")
+        nonce = body["nonce"]
+        if type(nonce) is not bytes or len(nonce) != NONCE_SIZE:
+            raise BodyError(f"the nonce is {NONCE_SIZE} bytes, not {describe(nonce)}")
+        date = _text(body["date"], MAX_NAME, "the date")
+        return Table(game, length, seated, nonce, date)
+
+
+# -- the log's other bodies ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    """A joiner binds its key to START: ``{}``."""
+
+    KIND: ClassVar[Kind] = Kind.ACCEPT
+
+    def to_wire(self) -> dict[str, Any]:
+        return {}
+
+    @staticmethod
+    def from_wire(obj: Any) -> Accept:
+        _map(obj, set(), "an ACCEPT")
+        return Accept()
+
+
+@dataclass(frozen=True, slots=True)
+class NextHand:
+    """The host's decision between hands: ``{"more": bool}``."""
+
+    KIND: ClassVar[Kind] = Kind.HAND
+    more: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"more": self.more}
+
+    @staticmethod
+    def from_wire(obj: Any) -> NextHand:
+        more = _map(obj, {"more"}, "a HAND")["more"]
+        if type(more) is not bool:
+            raise BodyError(f"a HAND's more is true or false, not {describe(more)}")
+        return NextHand(more)
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlay:
+    """A move: a card the player may see, claimed (``{"claim": Claim}``), or a closed box card
+    played blind with the player's key for its one position (``{"blind": PositionKeys}``)."""
+
+    KIND: ClassVar[Kind] = Kind.PLAY
+    reveal: Claim | PositionKeys
+
+    def __post_init__(self) -> None:
+        if isinstance(self.reveal, PositionKeys) and len(self.reveal.keys) != 1:
+            raise BodyError("a blind play publishes the key of exactly one position")
+
+    @property
+    def blind(self) -> bool:
+        return isinstance(self.reveal, PositionKeys)
+
+    @property
+    def position(self) -> int:
+        return self.reveal.keys[0].position if isinstance(self.reveal, PositionKeys) else self.reveal.position
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"blind" if self.blind else "claim": self.reveal.to_wire()}
+
+    @staticmethod
+    def from_wire(obj: Any) -> CardPlay:
+        if type(obj) is not dict or len(obj) != 1 or not ({"claim", "blind"} & set(obj)):
+            raise BodyError(f"a PLAY is {{claim: …}} or {{blind: …}}, not {describe(obj)}")
+        ((how, wire),) = obj.items()
+        reveal = _deck_message(wire, Claim if how == "claim" else PositionKeys, f"a {how} play")
+        return CardPlay(reveal)
+
+
+@dataclass(frozen=True, slots=True)
+class HandSigned:
+    """A seat's signature on a hand's result: the game's per-seat scores, the seats that lost
+    it by a proven breach (in increasing order) and the winner, if any."""
+
+    KIND: ClassVar[Kind] = Kind.RESULT
+    scores: tuple[int, ...]
+    offenders: tuple[int, ...]
+    winner: int | None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"scores": list(self.scores), "offenders": list(self.offenders), "winner": self.winner}
+
+    @staticmethod
+    def from_wire(obj: Any) -> HandSigned:
+        body = _map(obj, {"scores", "offenders", "winner"}, "a RESULT")
+        return HandSigned(_ints(body["scores"], 0, MAX_COUNT, "a score"),
+                          _ints(body["offenders"], 0, MAX_SEATS - 1, "an offender"),
+                          _seat_or_nil(body["winner"], "the winner"))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSigned:
+    """A seat's signature on the match result: hands won per seat, and the winner, if any."""
+
+    KIND: ClassVar[Kind] = Kind.FINAL
+    hands_won: tuple[int, ...]
+    winner: int | None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"hands_won": list(self.hands_won), "winner": self.winner}
+
+    @staticmethod
+    def from_wire(obj: Any) -> MatchSigned:
+        body = _map(obj, {"hands_won", "winner"}, "a FINAL")
+        return MatchSigned(_ints(body["hands_won"], 0, MAX_COUNT, "hands won"), _seat_or_nil(body["winner"], "the winner"))
+
+
+@dataclass(frozen=True, slots=True)
+class Dispute:
+    """A reveal to the sender went wrong (session.md §5)."""
+
+    KIND: ClassVar[Kind] = Kind.DISPUTE
+    position: int
+    reason: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"position": self.position, "reason": self.reason}
+
+    @staticmethod
+    def from_wire(obj: Any) -> Dispute:
+        body = _map(obj, {"position", "reason"}, "a DISPUTE")
+        return Dispute(_int(body["position"], 0, 255, "the disputed position"), _text(body["reason"], MAX_REASON, "a reason"))
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """Why the sender stops the game, and the seat it blames, if any."""
+
+    KIND: ClassVar[Kind] = Kind.ABORT
+    reason: str
+    culprit: int | None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"reason": self.reason, "culprit": self.culprit}
+
+    @staticmethod
+    def from_wire(obj: Any) -> Abort:
+        body = _map(obj, {"reason", "culprit"}, "an ABORT")
+        return Abort(_text(body["reason"], MAX_REASON, "a reason"), _seat_or_nil(body["culprit"], "the culprit"))
+
+
+def _deck_message(wire: Any, expected: type, what: str) -> Any:
+    try:
+        message = decode_message(wire)
+    except DeckError as error:
+        raise BodyError(f"{what}: {error}") from None
+    if type(message) is not expected:
+        raise BodyError(f"{what} holds a {type(message).__name__}, not a {expected.__name__}")
+    return message
+
+
+Body: TypeAlias = (Table | Accept | NextHand | Commitment | ShufflePass | LockPass | PositionKeys | CardPlay
+                   | SecretReveal | HandSigned | MatchSigned | Dispute | Abort)
+
+# Each kind's body type, and how its wire form is read. The deck's messages are the bodies of
+# the deck's kinds as they stand (deck.md §5).
+_DECODERS: dict[Kind, Callable[[Any], Body]] = {
+    Kind.START: Table.from_wire,
+    Kind.ACCEPT: Accept.from_wire,
+    Kind.HAND: NextHand.from_wire,
+    Kind.COMMIT: lambda wire: _deck_message(wire, Commitment, "a COMMIT"),
+    Kind.SHUFFLE: lambda wire: _deck_message(wire, ShufflePass, "a SHUFFLE"),
+    Kind.LOCK: lambda wire: _deck_message(wire, LockPass, "a LOCK"),
+    Kind.KEYS: lambda wire: _deck_message(wire, PositionKeys, "a KEYS"),
+    Kind.PLAY: CardPlay.from_wire,
+    Kind.SECRET: lambda wire: _deck_message(wire, SecretReveal, "a SECRET"),
+    Kind.RESULT: HandSigned.from_wire,
+    Kind.FINAL: MatchSigned.from_wire,
+    Kind.DISPUTE: Dispute.from_wire,
+    Kind.ABORT: Abort.from_wire,
+}
+_KIND_OF_DECK_MESSAGE: dict[type, Kind] = {
+    Commitment: Kind.COMMIT, ShufflePass: Kind.SHUFFLE, LockPass: Kind.LOCK, PositionKeys: Kind.KEYS,
+    SecretReveal: Kind.SECRET,
+}
+
+
+def decode(kind: Kind, wire: Any) -> Body:
+    """The body of a ``kind`` message from its wire form; raises ``BodyError``."""
+    return _DECODERS[kind](wire)
+
+
+def kind_of(body: Body) -> Kind:
+    """The kind of message that carries ``body``."""
+    return _KIND_OF_DECK_MESSAGE.get(type(body)) or body.KIND  # type: ignore[union-attr]
