@@ -27,18 +27,18 @@ from p2pwhist.deck import (
     ShufflePass,
     decode_message,
 )
-from p2pwhist.games import game_from_wire
+from p2pwhist.games.registry import game_from_wire
 from p2pwhist.games.base import ConfigError, Game
 from p2pwhist.games.match import MatchLength
 from p2pwhist.identity import PUBLIC_KEY_SIZE, fingerprint
 from p2pwhist.wire import WireError, describe
 
 PROTOCOL_VERSION = 1
-MAX_SEATS = 4  # a seat number on the wire is 0..MAX_SEATS−1
+MAX_SEATS = 6  # a seat number on the wire is 0..MAX_SEATS−1
 MAX_NAME = 32
 NONCE_SIZE = 32
 MAX_REASON = 200  # characters of a reason carried in ABORT and DISPUTE
-MAX_COUNT = 1000  # a score or a number of hands won: no match has more hands (games.match)
+MAX_COUNT = 1000  # a score or a number of points: no match has more hands (games.match)
 
 
 class BodyError(WireError):
@@ -275,40 +275,41 @@ class CardPlay:
 
 @dataclass(frozen=True, slots=True)
 class HandSigned:
-    """A seat's signature on a hand's result: the game's per-seat scores, the seats that lost
-    it by a proven breach (in increasing order) and the winner, if any."""
+    """A seat's signature on a hand's result (``games.base.HandResult``): the game's per-seat
+    scores, the seats that lost it by a proven breach (in increasing order), and the points
+    each seat earns towards the match."""
 
     KIND: ClassVar[Kind] = Kind.RESULT
     scores: tuple[int, ...]
     offenders: tuple[int, ...]
-    winner: int | None
+    points: tuple[int, ...]
 
     def to_wire(self) -> dict[str, Any]:
-        return {"scores": list(self.scores), "offenders": list(self.offenders), "winner": self.winner}
+        return {"scores": list(self.scores), "offenders": list(self.offenders), "points": list(self.points)}
 
     @staticmethod
     def from_wire(obj: Any) -> HandSigned:
-        body = _map(obj, {"scores", "offenders", "winner"}, "a RESULT")
+        body = _map(obj, {"scores", "offenders", "points"}, "a RESULT")
         return HandSigned(_ints(body["scores"], 0, MAX_COUNT, "a score"),
                           _ints(body["offenders"], 0, MAX_SEATS - 1, "an offender"),
-                          _seat_or_nil(body["winner"], "the winner"))
+                          _ints(body["points"], 0, MAX_COUNT, "points"))
 
 
 @dataclass(frozen=True, slots=True)
 class MatchSigned:
-    """A seat's signature on the match result: hands won per seat, and the winner, if any."""
+    """A seat's signature on the match result: points per seat, and the winner, if any."""
 
     KIND: ClassVar[Kind] = Kind.FINAL
-    hands_won: tuple[int, ...]
+    points: tuple[int, ...]
     winner: int | None
 
     def to_wire(self) -> dict[str, Any]:
-        return {"hands_won": list(self.hands_won), "winner": self.winner}
+        return {"points": list(self.points), "winner": self.winner}
 
     @staticmethod
     def from_wire(obj: Any) -> MatchSigned:
-        body = _map(obj, {"hands_won", "winner"}, "a FINAL")
-        return MatchSigned(_ints(body["hands_won"], 0, MAX_COUNT, "hands won"), _seat_or_nil(body["winner"], "the winner"))
+        body = _map(obj, {"points", "winner"}, "a FINAL")
+        return MatchSigned(_ints(body["points"], 0, MAX_COUNT, "points"), _seat_or_nil(body["winner"], "the winner"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,9 +30,8 @@ from typing import Sequence
 import trio
 
 from p2pwhist.bodies import check_name
-from p2pwhist.bots import BOTS
-from p2pwhist.games import GAMES
-from p2pwhist.games.base import ConfigError, HandResult
+from p2pwhist.games.registry import GAMES, game_entry
+from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText, HandResult
 from p2pwhist.games.match import MatchLength
 from p2pwhist.home import HomeError, KnownPeers, identity_fingerprint, load_identity
 from p2pwhist.net import (
@@ -48,6 +47,7 @@ from p2pwhist.net import (
 )
 from p2pwhist.session import Session
 from p2pwhist.signed import Kind, SignedMessage, fingerprint
+from p2pwhist.text import match_line
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 from p2pwhist.ui.scoresheet import scoresheet
@@ -57,7 +57,8 @@ EXIT_PEER = 1
 EXIT_USAGE = 2
 
 DESCRIPTION = """\
-Box Whist for 2 to 4 players who share no server and need not trust each other.
+Card games for 2 to 6 players who share no server and need not trust each other:
+Box Whist (--game boxwhist, 2-4 players) and Bradley's Box (--game box, 2-6 players).
 
   p2pwhist play            play against the computer on this machine
   p2pwhist host            start a table others can join
@@ -90,8 +91,39 @@ def _seconds(text: str) -> float:
     return value
 
 
+# Every game has these bots (its registry entry says which it has).
+BOT_NAMES = sorted(set().union(*(entry.bots for entry in GAMES.values())))
+
+
+def _game_arguments(parser: argparse.ArgumentParser, players_help: str) -> None:
+    """--game, --players and --variant, checked against the game's entry by ``_game``."""
+    games = ", ".join(f"{name} ({min(e.players)}-{max(e.players)} players, default {e.default_players})"
+                      for name, e in GAMES.items())
+    parser.add_argument("--game", choices=sorted(GAMES), default="boxwhist", help=f"the game: {games} (default boxwhist)")
+    parser.add_argument("--players", type=int, help=players_help)
+    variants = "; ".join(f"{name}: {'|'.join(e.options['variant'])}" for name, e in GAMES.items() if "variant" in e.options)
+    parser.add_argument("--variant", help=f"the rules' variant, for games that have one ({variants}; the first is the default)")
+
+
+def _game(args: argparse.Namespace) -> tuple[GameEntry, Game]:
+    """The game the arguments ask for, or a usage error naming what the game allows."""
+    entry = GAMES[args.game]
+    players = entry.default_players if args.players is None else args.players
+    if players not in entry.players:
+        raise ConfigError(f"{args.game} is for {', '.join(map(str, entry.players))} players, not {players}")
+    options = {}
+    if args.variant is not None:
+        variants = entry.options.get("variant")
+        if variants is None:
+            raise ConfigError(f"{args.game} has no variants")
+        if args.variant not in variants:
+            raise ConfigError(f"{args.game}'s variants are {', '.join(variants)}, not {args.variant!r}")
+        options["variant"] = args.variant
+    return entry, entry.make(players, **options)
+
+
 def _peer_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bot", choices=sorted(BOTS), help="let a computer player play this seat")
+    parser.add_argument("--bot", choices=BOT_NAMES, help="let a computer player play this seat")
     parser.add_argument("--name", help="your name at the table (default: your login name)")
     parser.add_argument("--transcript", type=Path, help="where to write the game's transcript "
                         "(default: a new file under $P2PWHIST_HOME/games)")
@@ -110,9 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play against the computer (or watch bots play)",
                                description="Start a table on this machine with computer players as real peers "
                                "over loopback TCP, and play one seat yourself.")
-    play.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="seats at the table (default 2)")
-    play.add_argument("--hands", type=_positive_int, default=3, help="hands in the match (default 3)")
-    play.add_argument("--bot", choices=sorted(BOTS), default="heuristic", help="the computer players (default heuristic)")
+    _game_arguments(play, "seats at the table (default: the game's usual number)")
+    play.add_argument("--hands", type=_positive_int, default=3, help="hands (games of Box) in the match (default 3)")
+    play.add_argument("--bot", choices=BOT_NAMES, default="heuristic", help="the computer players (default heuristic)")
     play.add_argument("--watch", action="store_true", help="bots in every seat; show the game as it goes")
     play.add_argument("--local", action="store_true", help="play in this process, without the network "
                       "or the card-dealing protocol (fast; nothing to verify)")
@@ -121,8 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     host_ = commands.add_parser("host", help="start a table and wait for the other players",
                                 description="Listen for players, then play a match as seat 0. Prints the "
                                 "command the others should run.")
-    host_.add_argument("--game", choices=sorted(GAMES), default="boxwhist", help="the game (default boxwhist)")
-    host_.add_argument("--players", type=int, choices=(2, 3, 4), default=2, help="seats at the table (default 2)")
+    _game_arguments(host_, "seats at the table, yours included (default: the game's usual number)")
     host_.add_argument("--port", type=int, default=7878, help="TCP port to listen on (default 7878; 0 picks a free one)")
     host_.add_argument("--bind", help="address to listen on (default: every address of this machine)")
     length = host_.add_mutually_exclusive_group()
@@ -198,8 +229,7 @@ def _verify(args: argparse.Namespace) -> int:
         print(f"valid, {state}: {table.game.name}, {len(verdict.hands)} hands, players {players}")
         match = verdict.session.match  # type: ignore[union-attr]
         if verdict.complete and match is not None:
-            winner = "a drawn match" if match.winner is None else f"{table.players[match.winner].name} wins the match"
-            print(f"hands won: {', '.join(f'{p.name} {w}' for p, w in zip(table.players, match.hands_won))}; {winner}")
+            print(match_line([p.name for p in table.players], match.points, match.winner))
         if verdict.stopped:
             print(f"unfinished: {verdict.stopped}")
         print(f"head {verdict.head.hex()}")
@@ -226,22 +256,31 @@ class _Display:
     With ``watch``, a bot plays and the table is shown from its seat as the game goes."""
 
     def __init__(self, bot: str | None, watch: bool = False) -> None:
-        self.bot = BOTS[bot](random.Random()) if bot else None  # OS-seeded: the edge may be random
+        self.bot_name = bot
+        self.bot = None  # made once the game is known: a joiner learns it from START
         self.watch = watch
         self.ui: TerminalPlayer | None = None  # made once the seat and the names are known
+        self.words: GameText | None = None
         self._results = 0
 
     def agent(self) -> Agent:
-        if self.bot is not None:
-            return Agent(self.bot.choose, threaded=False)
+        if self.bot_name is not None:
+            return Agent(lambda view: self.bot.choose(view), threaded=False)  # type: ignore[union-attr]
         return Agent(lambda view: self.ui.choose(view), threaded=True)  # type: ignore[union-attr]
 
     def on_event(self, session: Session, message: SignedMessage) -> None:
-        if self.ui is None and (self.bot is None or self.watch):
+        if self.words is None:  # the first message of the game: START
+            entry = game_entry(session.table.game)
+            self.words = entry.text
+            if self.bot_name is not None:
+                if self.bot_name not in entry.bots:
+                    raise ConfigError(f"{entry.name} has no {self.bot_name!r} bot (it has {', '.join(entry.bots)})")
+                self.bot = entry.bots[self.bot_name](random.Random())  # OS-seeded: the edge may be random
+        if self.ui is None and (self.bot_name is None or self.watch):
             names = [p.name for p in session.table.players]
             if not self.watch:
                 names[session.seat] = "You"
-            self.ui = TerminalPlayer(session.seat, sys.stdin, sys.stdout, names=names)
+            self.ui = TerminalPlayer(session.seat, self.words, sys.stdin, sys.stdout, names=names)
         match = session.match
         if self.watch and message.kind is Kind.PLAY:
             self.ui.follow(session.view())  # type: ignore[union-attr]
@@ -252,17 +291,13 @@ class _Display:
                 self.ui.hand_over(match.hands[-1], result)
             else:
                 names = [p.name for p in session.table.players]
-                winner = "drawn" if result.winner is None else f"won by {names[result.winner]}"
-                tricks = ", ".join(f"{n} {s}" for n, s in zip(names, result.scores))
-                print(f"Hand {self._results}: {tricks}; {winner}", flush=True)
+                print(f"Hand {self._results}: {self.words.result_line(result, names)}", flush=True)
 
     def finish(self, record: GameRecord) -> None:
         names = [p.name for p in record.table.players]
         outcome = record.outcome
         assert outcome is not None
-        won = ", ".join(f"{n} {w}" for n, w in zip(names, outcome.hands_won))
-        verdict = "a drawn match" if outcome.winner is None else f"{names[outcome.winner]} wins the match"
-        print(f"Match over: hands won {won}; {verdict}.")
+        print(f"Match over. {match_line(names, outcome.points, outcome.winner)}.")
         print(f"Transcript: {record.transcript}")
 
 
@@ -311,7 +346,7 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
 
 
 def _host(args: argparse.Namespace) -> int:
-    game = GAMES[args.game](args.players)
+    _, game = _game(args)
     length = MatchLength(hands=args.hands or (None if args.minutes else 3), minutes=args.minutes)
     display = _Display(args.bot)
     options = _options(args, display)
@@ -336,11 +371,11 @@ PLAY_BOT_TIMEOUT = 86400.0
 
 def _play(args: argparse.Namespace) -> int:
     """A host in this process (the person, or a watched bot) and bots as separate processes."""
+    entry, game = _game(args)
+    if args.bot not in entry.bots:
+        raise ConfigError(f"{entry.name} has no {args.bot!r} bot (it has {', '.join(entry.bots)})")
     if args.local:
-        return _play_local(args)
-    from p2pwhist.games.boxwhist import BoxWhist
-
-    game = BoxWhist(args.players)
+        return _play_local(args, entry, game)
     display = _Display(args.bot if args.watch else None, watch=args.watch)
     # No hosting instructions to print, and no known peers: the bots' keys are new every time.
     options = PeerOptions(name="Bot-0" if args.watch else "you", key=load_identity(None), agent=display.agent(),
@@ -357,7 +392,7 @@ def _play(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="p2pwhist-bots-") as homes:
             async with trio.open_nursery() as nursery:
                 port = await nursery.start(host_task)
-                for seat in range(1, args.players):
+                for seat in range(1, game.players):
                     home = Path(homes) / f"bot{seat}"
                     command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", args.bot,
                                "--name", f"Bot-{seat}", "--timeout", str(PLAY_BOT_TIMEOUT)]
@@ -379,14 +414,12 @@ async def _bot_process(command: list[str], env: dict[str, str], name: str) -> No
         raise NetError(f"the computer player {name} stopped: {lines[-1]}")
 
 
-def _play_local(args: argparse.Namespace) -> int:
-    from p2pwhist.games.boxwhist import BoxWhist
+def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
     from p2pwhist.local import play_match
 
     rng = random.Random(args.seed)
-    game = BoxWhist(args.players)
-    bots = [BOTS[args.bot](rng) for _ in range(args.players)]
-    ui = Watcher(sys.stdout) if args.watch else TerminalPlayer(0, sys.stdin, sys.stdout)
+    bots = [entry.bots[args.bot](rng) for _ in range(game.players)]
+    ui = Watcher(entry.text, sys.stdout) if args.watch else TerminalPlayer(0, entry.text, sys.stdin, sys.stdout)
     if not args.watch:
         bots[0] = ui
     on_move = ui.on_move if isinstance(ui, Watcher) else None

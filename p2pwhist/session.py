@@ -151,7 +151,7 @@ class Outcome:
     """The agreed end of a match."""
 
     hands: tuple[HandResult, ...]
-    hands_won: tuple[int, ...]
+    points: tuple[int, ...]
     winner: int | None
 
 
@@ -389,8 +389,8 @@ class Session:
             if not more:
                 break
             yield from self._hand(match)
-        self.outcome = Outcome(tuple(match.results), match.hands_won, match.winner)
-        summary = MatchSigned(tuple(match.hands_won), match.winner)
+        self.outcome = Outcome(tuple(match.results), match.points, match.winner)
+        summary = MatchSigned(match.points, match.winner)
         for seat in range(n):
             message = yield _Turn(seat, Kind.FINAL, make=lambda _: summary)
             if message.body != summary:
@@ -494,7 +494,7 @@ class Session:
             yield from self._keys_round(deck, visible, learn)
         yield from self._open(deck)
         result = self._judge(deck, match, hand, moves)
-        body = HandSigned(tuple(result.scores), tuple(sorted(result.offenders)), result.winner)
+        body = HandSigned(tuple(result.scores), tuple(sorted(result.offenders)), tuple(result.points))
         for seat in range(self.players):
             message = yield _Turn(seat, Kind.RESULT, make=lambda _: body)
             if message.body != body:
@@ -555,5 +555,6 @@ class Session:
 
 def _summary(body: HandSigned | MatchSigned) -> str:
     """A signed result in words, from its checked fields (no repr of a peer's value)."""
-    won = body.scores if isinstance(body, HandSigned) else body.hands_won
-    return f"{'-'.join(map(str, won))}, winner {'none' if body.winner is None else f'seat {body.winner}'}"
+    if isinstance(body, HandSigned):
+        return f"scores {'-'.join(map(str, body.scores))}, points {'-'.join(map(str, body.points))}"
+    return f"points {'-'.join(map(str, body.points))}, winner {'none' if body.winner is None else f'seat {body.winner}'}"

@@ -46,8 +46,8 @@ class Fault:
 class HandSummary:
     dealer: int
     tags: dict[str, str]  # the game's own facts about the hand, e.g. Box Whist's trumps
-    tricks: tuple[int, ...]
-    winner: int | None
+    scores: tuple[int, ...]  # the game's measure: tricks, box cards left
+    points: tuple[int, ...]  # towards the match
     offenders: tuple[int, ...]
 
 
@@ -71,11 +71,11 @@ class Verdict:
             "game": table.game.name if table else None,
             "players": [{"name": p.name, "fingerprint": p.fingerprint} for p in table.players] if table else [],
             "hands": [
-                {"dealer": h.dealer, **h.tags, "tricks": list(h.tricks), "winner": h.winner,
+                {"dealer": h.dealer, **h.tags, "scores": list(h.scores), "points": list(h.points),
                  "offenders": list(h.offenders)}
                 for h in self.hands
             ],
-            "match": {"hands_won": list(match.hands_won), "winner": match.winner} if match else None,
+            "match": {"points": list(match.points), "winner": match.winner} if match else None,
             "head": self.head.hex(),
             "error": None if self.error is None else {
                 "seq": self.error.seq, "seat": self.error.seat, "name": self.error.name,
@@ -158,6 +158,6 @@ def _verdict(session: Session, valid: bool, complete: bool = False, error: Fault
     match = session.match
     if match is not None:
         for hand, result in zip(match.hands, match.results):
-            hands.append(HandSummary(hand.dealer, hand.tags(), result.scores, result.winner,
+            hands.append(HandSummary(hand.dealer, hand.tags(), result.scores, result.points,
                                      tuple(sorted(result.offenders))))
     return Verdict(valid, complete, session, tuple(hands), session.head, error, stopped)

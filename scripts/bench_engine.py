@@ -86,9 +86,9 @@ def heuristic_vs_random(players: int, hands: int, seed: int) -> dict:
             bots[seat] = heuristic
             result = play_hand(game.new_hand(dealer, (), cards=list(deck)), bots)
             played += 1
-            if result.winner is not None:
+            if any(result.points):  # a drawn hand gives nobody its point
                 decided += 1
-                wins += result.winner == seat
+                wins += result.points[seat]
     elapsed = time.perf_counter() - start
     return {
         "players": players,

@@ -24,7 +24,7 @@ from typing import Any, Self
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.bodies import PROTOCOL_VERSION
-from p2pwhist.bots import BOTS
+from p2pwhist.games.registry import GAMES
 from p2pwhist.session import HOST, Need, Session
 from p2pwhist.signed import parse, public_bytes
 from p2pwhist.wire import FrameBuffer, frame, pack, unpack
@@ -52,7 +52,7 @@ class Finished:
         return lines[0]
 
     def result_line(self) -> str:
-        (line,) = [line for line in self.out.splitlines() if line.startswith("Match over: ")]
+        (line,) = [line for line in self.out.splitlines() if line.startswith("Match over. ")]
         return line
 
 
@@ -242,7 +242,7 @@ def seat_at(peer: FakePeer, key: Ed25519PrivateKey) -> Session:
 
 def play(peer: FakePeer, session: Session, bot: str | None = None) -> None:
     """Play honestly: with a bot, to the end of the match; without, up to our first move."""
-    chooser = BOTS[bot](random.Random(0)) if bot else None
+    chooser = GAMES[session.table.game.name].bots[bot](random.Random(0)) if bot else None
     while (need := session.need) is not Need.DONE:
         if need is Need.PEER:
             payload = peer.receive()

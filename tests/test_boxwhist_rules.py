@@ -6,8 +6,8 @@ import pytest
 from helpers import cards, deal, make_deck, play
 
 from p2pwhist.cards import Card, Suit
-from p2pwhist.games.base import PLAYS, ConfigError, EngineMisuse, HonourPolicy, Illegal, IllegalMove, best_score
-from p2pwhist.games.boxwhist import DEFAULT_TRUMP_SEQUENCE, TURN_UP, BoxWhist, Layout
+from p2pwhist.games.base import PLAYS, ConfigError, EngineMisuse, HonourPolicy, IllegalMove, best_score
+from p2pwhist.games.boxwhist import DEFAULT_TRUMP_SEQUENCE, TURN_UP, BoxWhist, Illegal, Layout
 
 TWO = BoxWhist(2)
 # Seat 1 leads 2♠ and seat 0 wins with A♠, so seat 0 may look at its box; seat 0 holds only
@@ -277,8 +277,9 @@ def test_rule11_most_tricks_wins_and_equal_most_draws():
     while not hand.is_over:
         hand.apply(hand.legal_moves()[0])
     assert hand.result().scores == tuple(hand.tricks_won)
-    assert hand.result().winner == best_score(hand.tricks_won)
-    assert hand.result(frozenset({0})).winner == 1
+    winner = best_score(hand.tricks_won)
+    assert hand.result().points == tuple(int(seat == winner) for seat in (0, 1))
+    assert hand.result(frozenset({0})).points == (0, 1)
 
 
 def test_rule11_a_revoke_on_honour_is_found_by_the_audit_and_loses_the_hand():
@@ -305,7 +306,7 @@ def test_rule11_a_revoke_on_honour_is_found_by_the_audit_and_loses_the_hand():
         replay.apply(moves[-1])
     audited = TWO.audit(0, (), deck, moves)
     assert [(r.seat, r.trick) for r in audited.revokes] == [(0, 0)]
-    assert audited.result().offenders == {0} and audited.result().winner == 1
+    assert audited.result().offenders == {0} and audited.result().points == (0, 1)
 
 
 def test_audit_refuses_moves_that_stop_before_the_end_or_break_a_visible_rule():

@@ -298,7 +298,7 @@ async def test_a_revoke_is_found_by_the_audit_and_loses_the_hand_while_the_match
     outcomes = table.results
     assert all(isinstance(o, Outcome) for o in outcomes) and outcomes[0] == outcomes[1]
     revoked_hands = [h for h in outcomes[0].hands if h.offenders]
-    assert len(revoked_hands) == 1 and revoked_hands[0].offenders == {CHEATER} and revoked_hands[0].winner == 0
+    assert len(revoked_hands) == 1 and revoked_hands[0].offenders == {CHEATER} and revoked_hands[0].points == (1, 0)
     verdict = table.verdict_of(0)
     assert verdict.valid and verdict.complete and len(verdict.hands) == 2
     assert [h.offenders for h in verdict.hands if h.offenders] == [(CHEATER,)]

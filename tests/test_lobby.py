@@ -27,7 +27,7 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from netutil import DEADLINE, POLL, FakePeer, Host, Peers, seat_at
 
-from p2pwhist.bots import BOTS
+from p2pwhist.games.registry import GAMES
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.net import Agent, HostOptions, Link, NetError, PeerOptions, host
@@ -51,7 +51,7 @@ def _one_game(tmp: Path, number: int, answered: threading.Event) -> tuple[Kind |
     lines: list[str] = []
     ports: queue.Queue[int] = queue.Queue()
     options = PeerOptions(name="alice", key=Ed25519PrivateKey.generate(),
-                          agent=Agent(BOTS["random"](random.Random(number)).choose, threaded=False),
+                          agent=Agent(GAMES["boxwhist"].bots["random"](random.Random(number)).choose, threaded=False),
                           transcript=tmp / f"game-{number}.p2pw", timeout=DEADLINE, report=lines.append)
     table = HostOptions(BoxWhist(2), MatchLength(hands=1), 0, "127.0.0.1")
 

@@ -13,7 +13,9 @@ from p2pwhist.local import play_match
 
 
 def finish(match: Match, winner):
-    match.record(HandResult((0, 0), frozenset(), winner))
+    """Record the hand in progress as won by ``winner`` (None: drawn): its point, as Box Whist."""
+    players = match.game.players
+    match.record(HandResult((0,) * players, frozenset(), tuple(int(seat == winner) for seat in range(players))))
 
 
 def test_deal_passes_left_and_match_ends_after_n_hands():
@@ -42,7 +44,7 @@ def test_most_hands_wins_and_equal_is_a_drawn_match():
     for winner in (0, None, 1):
         match.start_hand(make_deck(BoxWhist(2), match.next_dealer))
         finish(match, winner)
-    assert match.hands_won == (1, 1) and match.winner is None
+    assert match.points == (1, 1) and match.winner is None
     match.length = MatchLength(hands=4)
     match.start_hand(make_deck(BoxWhist(2), match.next_dealer))
     finish(match, 1)

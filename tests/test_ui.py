@@ -19,11 +19,14 @@ from p2pwhist.games.base import HandResult, Play
 from p2pwhist.games.boxwhist import TRICKS_PER_HAND, BoxWhist, BoxWhistHand, BoxWhistView, Revoke
 from p2pwhist.games.match import Match, MatchLength
 from p2pwhist.local import play_hand, play_match, shuffled_deck
-from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher, render
-from p2pwhist.ui.render import Style
+from p2pwhist import text
+from p2pwhist.games.registry import GAMES
+from p2pwhist.text import Style
+from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 from p2pwhist.ui.terminal import style_for, wants_color
 
 REPO = Path(__file__).resolve().parent.parent
+WORDS = GAMES["boxwhist"].text
 ANSI = "\x1b["
 SYMBOLS = "♠♥♦♣"
 
@@ -111,7 +114,7 @@ def human_match(players: int, seed: int, hands: int = 2, color: bool = False) ->
     rng = random.Random(seed)
     output = io.StringIO()
     keyboard = Keyboard(output)
-    player = TerminalPlayer(0, keyboard, output, color=color)  # type: ignore[arg-type]
+    player = TerminalPlayer(0, WORDS, keyboard, output, color=color)  # type: ignore[arg-type]
     spy = Spy(player, keyboard)
     bots = [spy] + [RandomBot(rng) for _ in range(players - 1)]
     match = play_match(BoxWhist(players), MatchLength(hands=hands), bots, rng, on_hand=player.hand_over)
@@ -133,24 +136,22 @@ def test_a_person_plays_a_match_through_text(players: int) -> None:
     last = TRICKS_PER_HAND[players]
     assert out.count(f"Trick {last}: ") == 2
     assert len(re.findall(r"^== Hand [12]: \w+ deals?; trumps are ", out, re.M)) == 2  # one header a hand
-    assert "Hand 2 over" in out and "Hands won: You " in out
-    names = render.seat_names(players, 0)
-    winner = "The match is drawn." if match.winner is None else f"{render.says(names[match.winner], 'wins')} the match."
-    assert lines[-1] == winner
+    assert "Hand 2 over" in out and "Hands won:  You " in out
+    names = text.seat_names(players, 0)
+    assert lines[-1] == text.match_line(names, match.points, match.winner) + "."
 
 
 def test_the_score_from_earlier_hands_is_shown() -> None:
     match, out = human_match(2, seed=5, hands=2)
     second = out[out.index("Hand 1 over") :]
-    won = match.results[0].winner
-    expected = "You 1, North 0" if won == 0 else "You 0, North 1" if won == 1 else "You 0, North 0"
-    assert f"Hands won:  {expected}" in second
+    you, north = match.results[0].points
+    assert f"Hands won:  You {you}, North {north}" in second
 
 
 def test_end_of_input_raises_input_closed() -> None:
     rng = random.Random(1)
     output = io.StringIO()
-    player = TerminalPlayer(0, io.StringIO("xyzzy\n"), output, color=False)
+    player = TerminalPlayer(0, WORDS, io.StringIO("xyzzy\n"), output, color=False)
     with pytest.raises(InputClosed):
         play_match(BoxWhist(2), MatchLength(hands=1), [player, RandomBot(rng)], rng)
     assert output.getvalue().endswith("Your play: ")
@@ -158,14 +159,14 @@ def test_end_of_input_raises_input_closed() -> None:
 
 def test_quit_raises_input_closed() -> None:
     rng = random.Random(1)
-    player = TerminalPlayer(0, io.StringIO("help\nquit\nQS\n"), io.StringIO(), color=False)
+    player = TerminalPlayer(0, WORDS, io.StringIO("help\nquit\nQS\n"), io.StringIO(), color=False)
     with pytest.raises(InputClosed, match="left the game"):
         play_match(BoxWhist(2), MatchLength(hands=1), [player, RandomBot(rng)], rng)
 
 
 def test_help_explains_the_input_and_lists_the_plays() -> None:
     hand = _hand(2, seed=1)
-    text = render.help_text(hand.view(hand.current_seat), Style())
+    text = WORDS.help(hand.view(hand.current_seat), Style())
     assert "box N" in text and "QS" in text and "Ctrl-D" in text
     assert text.splitlines()[-1].startswith("You may play: ")
 
@@ -192,8 +193,8 @@ def test_the_table_never_shows_a_closed_box(players: int) -> None:
         while not hand.is_over:
             for seat in range(players):
                 view = hand.view(seat)
-                shown = render.table(view, render.seat_names(players, seat), Style(), 1, [0] * players)
-                shown += render.legal(view, Style()) + render.help_text(view, Style())
+                shown = WORDS.table(view, text.seat_names(players, seat), Style(), 1, [0] * players)
+                shown += WORDS.legal(view, Style()) + WORDS.help(view, Style())
                 for card in _closed_box_cards(hand, seat):
                     assert card not in shown, f"seat {seat}'s closed box card {card} was shown"
                     checked += 1
@@ -209,7 +210,7 @@ def test_a_persons_screen_never_shows_its_closed_box() -> None:
         output = io.StringIO()
         keyboard = Keyboard(output)
         keyboard.turns = 1  # skip the first-turn script
-        player = TerminalPlayer(0, keyboard, output, color=False)  # type: ignore[arg-type]
+        player = TerminalPlayer(0, WORDS, keyboard, output, color=False)  # type: ignore[arg-type]
 
         class Checked(Spy):
             def choose(self, view: BoxWhistView) -> Play:
@@ -234,10 +235,10 @@ def test_blind_play_is_explained() -> None:
             seat = hand.current_seat
             view = hand.view(seat)
             if not view.hand and not view.may_look[seat]:
-                table = render.table(view, render.seat_names(4, seat), Style())
+                table = WORDS.table(view, text.seat_names(4, seat), Style())
                 assert "your hand is empty, so you play it blind" in table
                 slots = ", ".join(f"box {slot}" for slot, _, _ in view.box)
-                assert render.legal(view, Style()) == f"You may play: {slots} (blind)"
+                assert WORDS.legal(view, Style()) == f"You may play: {slots} (blind)"
                 for card in _closed_box_cards(hand, seat):
                     assert card not in table
                 return
@@ -250,7 +251,7 @@ def test_an_open_box_shows_its_slots() -> None:
     while not hand.may_look[0] or hand.current_seat != 0:
         hand.apply(rng.choice(hand.legal_moves()))
     view = hand.view(0)
-    table = render.table(view, render.seat_names(2, 0), Style())
+    table = WORDS.table(view, text.seat_names(2, 0), Style())
     for slot, _, card in view.box:
         assert f"box {slot} = {card}" in table
 
@@ -262,7 +263,7 @@ def test_no_colour_codes_when_colour_is_off_and_red_suits_when_on() -> None:
     _, plain = human_match(2, seed=2, hands=1, color=False)
     _, coloured = human_match(2, seed=2, hands=1, color=True)
     assert ANSI not in plain
-    assert f"{render.RED}" in coloured and re.search(r"\x1b\[31m(10|[2-9JQKA])[♥♦]\x1b\[0m", coloured)
+    assert f"{text.RED}" in coloured and re.search(r"\x1b\[31m(10|[2-9JQKA])[♥♦]\x1b\[0m", coloured)
     assert not re.search(r"\x1b\[31m(10|[2-9JQKA])[♠♣]", coloured)  # black suits stay uncoloured
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
 
@@ -272,7 +273,7 @@ def test_letters_replace_suit_symbols_when_the_encoding_lacks_them() -> None:
     stream = io.TextIOWrapper(raw, encoding="ascii")
     assert style_for(stream, color=False) == Style(color=False, symbols=False)
     rng = random.Random(4)
-    watcher = Watcher(stream, color=False)
+    watcher = Watcher(WORDS, stream, color=False)
     match = play_match(BoxWhist(3), MatchLength(hands=1), [RandomBot(rng) for _ in range(3)], rng,
                        on_hand=watcher.hand_over, on_move=watcher.on_move)  # fmt: skip
     watcher.match_over(match)
@@ -285,7 +286,7 @@ def test_a_person_on_an_ascii_terminal_reads_letters() -> None:
     raw = io.BytesIO()
     stream = io.TextIOWrapper(raw, encoding="ascii")
     rng = random.Random(1)
-    player = TerminalPlayer(0, io.StringIO("xyzzy\n?\n"), stream, color=False)
+    player = TerminalPlayer(0, WORDS, io.StringIO("xyzzy\n?\n"), stream, color=False)
     with pytest.raises(InputClosed):
         play_match(BoxWhist(2), MatchLength(hands=1), [player, RandomBot(rng)], rng)
     stream.flush()
@@ -299,7 +300,7 @@ def test_letter_style_renders_cards_and_engine_messages_in_ascii() -> None:
     assert style.card(Card.parse("10h")) == "10H"
     assert style.suit(Suit.SPADES) == "S"
     assert style.fit("'x' is not a card (try QS, 10h or q♠)") == "'x' is not a card (try QS, 10h or qS)"
-    assert Style(color=True, symbols=False).card(Card.parse("QD")) == f"{render.RED}QD{render.RESET}"
+    assert Style(color=True, symbols=False).card(Card.parse("QD")) == f"{text.RED}QD{text.RESET}"
 
 
 class FakeTerminal(io.StringIO):
@@ -324,39 +325,43 @@ def test_colour_is_automatic_only_on_a_capable_terminal() -> None:
 
 
 def test_names_seen_from_each_seat() -> None:
-    assert render.seat_names(2, 0) == ("You", "North")
-    assert render.seat_names(4, 2) == ("North", "East", "You", "West")
-    assert render.seat_names(3) == ("South", "West", "East")
+    assert text.seat_names(2, 0) == ("You", "North")
+    assert text.seat_names(4, 2) == ("North", "East", "You", "West")
+    assert text.seat_names(3) == ("South", "West", "East")
     with pytest.raises(ValueError, match="names must name all 2 seats"):
-        TerminalPlayer(0, io.StringIO(), io.StringIO(), names=["Ann", "Bo", "Cy"]).match_over(
+        TerminalPlayer(0, WORDS, io.StringIO(), io.StringIO(), names=["Ann", "Bo", "Cy"]).match_over(
             Match(BoxWhist(2), MatchLength(hands=1), 0)
         )
 
 
 def test_hand_result_says_who_won_a_drawn_hand_and_revokes() -> None:
     names, style = ("You", "North"), Style()
-    won = render.hand_result(HandResult((14, 12), frozenset(), 0), names, style, 3)
+    hand = _hand(2, seed=1)
+    won = WORDS.hand_result(hand, HandResult((14, 12), frozenset(), (1, 0)), names, style, 3)
     assert won.splitlines() == ["== Hand 3 over. Tricks: You 14, North 12 ==", "You win the hand."]
-    drawn = render.hand_result(HandResult((13, 13), frozenset(), None), names, style)
+    drawn = WORDS.hand_result(hand, HandResult((13, 13), frozenset(), (0, 0)), names, style)
     assert drawn.splitlines()[-1] == "The hand is drawn."
-    revoked = render.hand_result(HandResult((15, 11), frozenset({0}), 1), names, style, 1, [Revoke(0, 4, 17)])
+    hand.revokes.append(Revoke(0, 4, 17))
+    revoked = WORDS.hand_result(hand, HandResult((15, 11), frozenset({0}), (0, 1)), names, style, 1)
     assert "You revoked (trick 5) and may not win the hand." in revoked
     assert revoked.splitlines()[-1] == "North wins the hand."
 
 
 def test_match_result_is_a_final_table() -> None:
     match = Match(BoxWhist(2), MatchLength(hands=2), 0)
-    match.results += [HandResult((14, 12), frozenset(), 0), HandResult((12, 14), frozenset(), 1)]
-    text = render.match_result(match, ("You", "North"), Style())
-    assert text.splitlines()[1:] == [
-        "Hand    You  North  Winner",
-        "1        14     12  You",
-        "2        12     14  North",
-        "Hands won: You 1, North 1",
-        "The match is drawn.",
+    match.results += [HandResult((14, 12), frozenset(), (1, 0)), HandResult((12, 14), frozenset(), (0, 1))]
+    output = io.StringIO()
+    player = TerminalPlayer(0, WORDS, io.StringIO(), output, color=False, names=("You", "North"))
+    player.match_over(match)
+    assert output.getvalue().splitlines()[1:] == [
+        "Hand      You  North",
+        "1           1      0",
+        "2           0      1",
+        "Points: You 1, North 1; a drawn match.",
     ]
-    match.results.append(HandResult((10, 16), frozenset(), 1))
-    assert render.match_result(match, ("You", "North"), Style()).endswith("North wins the match.")
+    match.results.append(HandResult((10, 16), frozenset(), (0, 1)))
+    player.match_over(match)
+    assert output.getvalue().endswith("Points: You 1, North 2; North wins the match.\n")
 
 
 # -- the spectator --------------------------------------------------------------------------
@@ -365,7 +370,7 @@ def test_match_result_is_a_final_table() -> None:
 def test_watcher_shows_the_deal_every_play_and_each_trick() -> None:
     rng = random.Random(7)
     output = io.StringIO()
-    watcher = Watcher(output, color=False)
+    watcher = Watcher(WORDS, output, color=False)
     match = play_match(BoxWhist(2), MatchLength(hands=2), [RandomBot(rng), RandomBot(rng)], rng,
                        on_hand=watcher.hand_over, on_move=watcher.on_move)  # fmt: skip
     watcher.match_over(match)
@@ -375,7 +380,7 @@ def test_watcher_shows_the_deal_every_play_and_each_trick() -> None:
     for hand in hands:  # each seat's starting hand and box
         for seat, name in enumerate(("South", "North")):
             dealt = [hand.cards[p] for p in hand.layout.hands[seat]]
-            assert f"{name + ':':<12}{render.cards_by_suit(dealt, Style())}" in out
+            assert f"{name + ':':<12}{text.cards_by_suit(dealt, Style())}" in out
     assert len(re.findall(r"^  (South|North) leads ", out, re.M)) == 2 * 26
     assert len(re.findall(r"^  (South|North) plays ", out, re.M)) == 2 * 26
     assert len(re.findall(r"^  (South|North) wins", out, re.M)) == 2 * 26

@@ -40,10 +40,10 @@ def test_a_complete_honest_game_is_valid_and_summarised(game, tmp_path):
     assert report["valid"] and report["complete"] and report["game"] == "boxwhist"
     assert [p["name"] for p in report["players"]] == ["seat0", "seat1", "seat2"]
     outcome = game[0].outcome
-    assert [tuple(h["tricks"]) for h in report["hands"]] == [r.scores for r in outcome.hands]
-    assert [h["winner"] for h in report["hands"]] == [r.winner for r in outcome.hands]
-    assert all(h["trump"] in ("hearts", "diamonds", "clubs", "spades", "no trumps") for h in report["hands"])
-    assert report["match"] == {"hands_won": list(outcome.hands_won), "winner": outcome.winner}
+    assert [tuple(h["scores"]) for h in report["hands"]] == [r.scores for r in outcome.hands]
+    assert [tuple(h["points"]) for h in report["hands"]] == [r.points for r in outcome.hands]
+    assert all(h["trumps"] in ("hearts", "diamonds", "clubs", "spades", "no trumps") for h in report["hands"])
+    assert report["match"] == {"points": list(outcome.points), "winner": outcome.winner}
     assert report["head"] == game[0].head.hex() and report["error"] is None
 
 
@@ -84,6 +84,6 @@ def test_show_prints_tags_every_trick_and_the_match_table(game, tmp_path):
     text = out.stdout
     assert text.count('[Game "boxwhist"]') == 2 and '[Dealer "' in text and '[Trumps "' in text
     assert text.count("\n17. ") == 2  # 17 tricks a hand with 3 players
-    assert "Hands won:" in text
+    assert "Points: seat0 " in text
     hand_cards = [line for line in text.splitlines() if line.startswith("seat0: ")]
     assert len(hand_cards) == 2 and "| box " in hand_cards[0]

@@ -1,5 +1,8 @@
 """Computer players. A bot sees only its seat's view and returns one of its legal moves.
 
+Which bots a game has is said by its registry entry (``p2pwhist.games.GAMES``); ``RandomBot``
+plays any game.
+
 Bots take their randomness as a ``random.Random`` passed in, so a run is repeatable from its
 seed and nothing here touches global state.
 """
@@ -7,13 +10,13 @@ seed and nothing here touches global state.
 from __future__ import annotations
 
 import random
-from typing import Callable, Protocol
+from typing import Protocol
 
-from p2pwhist.games.base import Play
+from p2pwhist.games.base import Play, View
 
 
 class Bot(Protocol):
-    def choose(self, view) -> Play:  # the game's view type, e.g. BoxWhistView
+    def choose(self, view: View) -> Play:  # the game's own view type
         ...
 
 
@@ -23,14 +26,5 @@ class RandomBot:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def choose(self, view) -> Play:
+    def choose(self, view: View) -> Play:
         return self.rng.choice(view.legal_moves)
-
-
-def _heuristic(rng: random.Random) -> Bot:
-    from p2pwhist.bots.heuristic import HeuristicBot
-
-    return HeuristicBot(rng)
-
-
-BOTS: dict[str, Callable[[random.Random], Bot]] = {"random": RandomBot, "heuristic": _heuristic}

@@ -34,6 +34,7 @@ from __future__ import annotations
 import random
 
 from p2pwhist.games.base import Play
+from p2pwhist.games.boxwhist import trick_strength
 
 __all__ = ["HeuristicBot"]
 
@@ -222,11 +223,6 @@ class _Knowledge:
         return total / count if count else 0.0
 
 
-def _strength(card: int, led: int, trump: int) -> int:
-    suit = card // 13
-    return card % 13 + (100 if suit == trump else 50 if suit == led else 0)
-
-
 class HeuristicBot:
     """Card counting plus a one-move evaluation; see the module docstring.
 
@@ -257,7 +253,7 @@ class HeuristicBot:
         led = int(trick[0].card) // 13 if trick else -1
         best = None
         if trick:
-            best = max((int(p.card) for p in trick), key=lambda c: _strength(c, led, trump))
+            best = max((int(p.card) for p in trick), key=lambda c: trick_strength(c, led, trump))
         later = [(seat + i) % n for i in range(1, n - len(trick))]
 
         # What winning this trick is worth.
@@ -277,7 +273,7 @@ class HeuristicBot:
             in_box = move.position in box_open
             suit = card // 13
             lead_suit = led if led >= 0 else suit
-            if best is not None and _strength(card, led, trump) <= _strength(best, led, trump):
+            if best is not None and trick_strength(card, led, trump) <= trick_strength(best, led, trump):
                 p_win = 0.0
             else:
                 p_win = 1.0

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, Sequence
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol
 
 from p2pwhist.cards import Card
+from p2pwhist.text import Style
 from p2pwhist.wire import describe
 
 
@@ -40,21 +43,11 @@ class Play:
 PLAYS: tuple[Play, ...] = tuple(Play(position) for position in range(52))
 
 
-class Illegal(enum.Enum):
-    """Why a move was refused."""
-
-    HAND_OVER = "the hand is over"
-    NOT_YOUR_TURN = "it is not this player's turn"
-    NOT_YOUR_CARD = "that card is not in the player's hand or box"
-    MUST_FOLLOW_SUIT = "must follow suit from the hand"
-    LEAD_FROM_HAND = "a lead must come from the hand while the hand has cards"
-    BOX_CLOSED = "the box may not be used before winning a trick (nor played blind while holding hand cards)"
-
-
 class IllegalMove(ValueError):
-    """A move the rules refuse. ``seat`` is the seat that tried it."""
+    """A move the rules refuse. ``seat`` is the seat that tried it; ``reason`` is one of the
+    game's own reasons, an enum whose values are the rules in words."""
 
-    def __init__(self, reason: Illegal, seat: int, detail: str = "") -> None:
+    def __init__(self, reason: enum.Enum, seat: int, detail: str = "") -> None:
         self.reason = reason
         self.seat = seat
         self.detail = detail
@@ -87,14 +80,15 @@ class ConfigError(ValueError):
 class HandResult:
     """The outcome of one hand, in terms every game shares.
 
-    ``scores`` is the game's per-seat measure (tricks for whist games); ``offenders`` are seats
-    that lost the hand by a proven breach (a revoke, or a cheat the session proved); the
-    ``winner`` is None for a drawn hand.
+    ``scores`` is the game's per-seat measure of the hand (tricks in Box Whist, box cards left
+    in Box); ``offenders`` are seats that lost the hand by a proven breach (a revoke, or a
+    cheat the session proved); ``points`` are what each seat earns towards the match, as the
+    game's rules say (Box Whist: 1 to the hand's winner; Box: 1 to each seat that did not lose).
     """
 
     scores: tuple[int, ...]
     offenders: frozenset[int]
-    winner: int | None
+    points: tuple[int, ...]
 
 
 def best_score(scores: Sequence[int], excluded: frozenset[int] = frozenset()) -> int | None:
@@ -105,6 +99,32 @@ def best_score(scores: Sequence[int], excluded: frozenset[int] = frozenset()) ->
     top = max(scores[seat] for seat in eligible)
     leaders = [seat for seat in eligible if scores[seat] == top]
     return leaders[0] if len(leaders) == 1 else None
+
+
+class View(Protocol):
+    """What one seat may know of a hand (OpenSpiel's per-player observer): never a card the
+    seat may not see. Bots and people choose moves from it; the session checks our own move
+    with ``refusal`` before signing it."""
+
+    seat: int
+
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def dealer(self) -> int: ...
+
+    @property
+    def turn(self) -> int | None: ...  # the seat to act, None once the hand is over
+
+    @property
+    def legal_moves(self) -> list[Play]: ...  # this seat's, sorted; empty when not its turn
+
+    def refusal(self, move: Play) -> IllegalMove | None: ...  # why this seat may not play it
+
+    def parse_move(self, text: str) -> Play: ...  # a move typed by a person; CardError if not one
+
+    def describe_move(self, move: Play) -> str: ...  # how a person types it back (OpenSpiel's action_to_string)
 
 
 class HandState(Protocol):
@@ -125,7 +145,7 @@ class HandState(Protocol):
 
     def check(self, move: Play) -> None: ...  # apply's refusal, without playing
 
-    def view(self, seat: int) -> Any: ...  # what ``seat`` may know, as the game's view type
+    def view(self, seat: int) -> View: ...
 
     def visible_to(self, seat: int) -> frozenset[int]: ...
 
@@ -134,8 +154,6 @@ class HandState(Protocol):
     def result(self, offenders: frozenset[int] = frozenset()) -> HandResult: ...
 
     def tags(self) -> dict[str, str]: ...  # the game's own facts about the hand, for records
-
-    def clone(self) -> HandState: ...
 
 
 class Game(Protocol):
@@ -160,3 +178,57 @@ class Game(Protocol):
 
     @staticmethod
     def from_wire(obj: object) -> Game: ...
+
+
+class GameText(Protocol):
+    """How a game reads to people: every screen and record line that depends on its rules. A
+    player's screens read its ``View`` only, so they cannot show a card it may not see; the
+    spectator's (``deal``, ``move``) and the record's read the whole hand."""
+
+    title: str  # "Box Whist"
+    rules: str  # the rules, written for players
+
+    def header(self, view: View, names: Sequence[str], style: Style, hand_no: int) -> str: ...
+
+    def table(self, view: View, names: Sequence[str], style: Style, hand_no: int | None = None,
+              points: Sequence[int] | None = None) -> str: ...  # all the seat may know, as it is asked to move
+
+    def legal(self, view: View, style: Style) -> str: ...  # its legal moves, as they are typed
+
+    def help(self, view: View, style: Style) -> str: ...  # how to type moves, and the legal ones
+
+    def refusal(self, refused: IllegalMove) -> str: ...  # one line
+
+    def finished(self, view: View) -> int: ...  # tricks or rounds completed so far
+
+    def finished_lines(self, view: View, start: int, names: Sequence[str], style: Style) -> list[str]: ...
+
+    def hand_result(self, hand: HandState, result: HandResult, names: Sequence[str], style: Style,
+                    hand_no: int | None = None) -> str: ...
+
+    def result_line(self, result: HandResult, names: Sequence[str]) -> str: ...  # one line, for logs
+
+    def deal(self, hand: HandState, names: Sequence[str], style: Style, hand_no: int) -> str: ...  # spectator
+
+    def move(self, hand: HandState, seat: int, move: Play, names: Sequence[str], style: Style) -> str: ...  # spectator
+
+    def record(self, hand: HandState, result: HandResult, names: Sequence[str]) -> list[str]: ...  # score sheet
+
+
+BotFactory = Callable[[random.Random], Any]  # a bot (``p2pwhist.bots.Bot``) from its randomness
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """Everything about one game, registered by name in ``p2pwhist.games.GAMES``: what the CLI,
+    the UI, the score sheet, verify, the bots and the session look up instead of importing a
+    game module (OpenSpiel's ``register_game``)."""
+
+    name: str  # on the wire and on the command line
+    make: Callable[..., Game]  # make(players, **options)
+    from_wire: Callable[[object], Game]
+    players: tuple[int, ...]  # the table sizes the game allows
+    default_players: int
+    options: Mapping[str, tuple[str, ...]]  # each option's values, the default first
+    bots: Mapping[str, BotFactory]
+    text: GameText

@@ -18,6 +18,7 @@ OpenSpiel's Python games; it is still pure: no I/O, no clock, no randomness.
 
 from __future__ import annotations
 
+import enum
 import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
@@ -29,12 +30,30 @@ from p2pwhist.games.base import (
     EngineMisuse,
     HandResult,
     HonourPolicy,
-    Illegal,
     IllegalMove,
     Play,
     best_score,
 )
 from p2pwhist.wire import describe
+
+class Illegal(enum.Enum):
+    """Why Box Whist refuses a move: the rule in words."""
+
+    HAND_OVER = "the hand is over"
+    NOT_YOUR_TURN = "it is not this player's turn"
+    NOT_YOUR_CARD = "that card is not in the player's hand or box"
+    MUST_FOLLOW_SUIT = "must follow suit from the hand"
+    LEAD_FROM_HAND = "a lead must come from the hand while the hand has cards"
+    BOX_CLOSED = "the box may not be used before winning a trick (nor played blind while holding hand cards)"
+
+
+def trick_strength(card: int, led: int, trump: int | None) -> int:
+    """Rule 8: a trump beats the suit led, which beats any other suit; within a suit, the rank.
+    Cards and suits as their codes (a ``Card`` and a ``Suit`` are ints), so that a bot can
+    call it on plain ints."""
+    suit = card // 13
+    return card % 13 + (100 if suit == trump else 50 if suit == led else 0)
+
 
 # Rule 2: cards per seat as (hand, box); the rest of the deck is the stack.
 DEAL_SIZES = {2: (11, 4), 3: (8, 3), 4: (6, 2)}
@@ -376,11 +395,7 @@ class BoxWhistHand:
         trump = self.trump
         led = plays[0].card.suit
 
-        def strength(play: TrickPlay) -> int:
-            card = play.card
-            return card.rank + (100 if card.suit is trump else 50 if card.suit is led else 0)
-
-        winner = max(plays, key=strength).seat
+        winner = max(plays, key=lambda play: trick_strength(play.card, led, trump)).seat
         self.tricks_won[winner] += 1
         self.may_look[winner] = True
         draws: list[StackDraw] = []
@@ -427,29 +442,15 @@ class BoxWhistHand:
         if not self.is_over:
             raise EngineMisuse("the hand is not over")
         offenders = frozenset(offenders) | {r.seat for r in self.revokes}
-        return HandResult(tuple(self.tricks_won), offenders, best_score(self.tricks_won, offenders))
+        winner = best_score(self.tricks_won, offenders)
+        return HandResult(tuple(self.tricks_won), offenders, tuple(int(seat == winner) for seat in range(self.players)))
 
     def __repr__(self) -> str:
         return f"<BoxWhistHand players={self.players} dealer={self.dealer} tricks={len(self.tricks)} turn={self.turn}>"
 
     def tags(self) -> dict[str, str]:
         trump = self.trump
-        return {"trump": "no trumps" if trump is None else trump.name.lower()}
-
-    def clone(self) -> BoxWhistHand:
-        other = object.__new__(BoxWhistHand)
-        other.__dict__.update(self.__dict__)
-        other.cards = list(self.cards)
-        other.hands = [list(h) for h in self.hands]
-        other.boxes = [list(b) for b in self.boxes]
-        other.may_look = list(self.may_look)
-        other.stack = list(self.stack)
-        other.trick = list(self.trick)
-        other.tricks_won = list(self.tricks_won)
-        other.tricks = list(self.tricks)
-        other.public = set(self.public)
-        other.revokes = list(self.revokes)
-        return other
+        return {"trumps": "no trumps" if trump is None else trump.name.lower()}
 
 
 def _suit_name(suit: Suit) -> str:
@@ -560,11 +561,6 @@ class BoxWhistView:
     def legal_moves(self) -> list[Play]:
         return self._state.legal_moves() if self._state.turn == self.seat else []
 
-    def check(self, move: Play) -> None:
-        """Raise the ``IllegalMove`` that ``apply`` would, without playing. Works before the
-        card is revealed: only following suit needs it, and a blind box card never follows."""
-        self._validate(move, self.honour)
-
     def refusal(self, move: Play) -> IllegalMove | None:
         """Why this seat may not play ``move`` now, or None if it may."""
         if self._state.turn != self.seat:
@@ -587,3 +583,11 @@ class BoxWhistView:
             if boxed == card:
                 return PLAYS[p]
         raise CardError(f"{card} is not in your hand or open box")
+
+    def describe_move(self, move: Play) -> str:
+        """How this seat types ``move``: its card, or ``box N`` for a box card it cannot see."""
+        card = self.card(move.position)
+        if card is not None:
+            return card.ascii
+        slot = next((slot for slot, p, _ in self.box if p == move.position), None)
+        return f"box {slot}" if slot is not None else f"position {move.position}"

@@ -2,8 +2,9 @@
 
 A match is a sequence of hands that ends after a set number of hands, or once a set time has
 passed: no new hand starts after it. The clock lives at the edge; this module is told whether
-the time is up. The deal passes to the left each hand. The overall winner has won most hands;
-equal most is a drawn match.
+the time is up. The deal passes to the left each hand. Each hand gives each seat the points
+its game's rules say (``HandResult.points``); the overall winner has the most points, and equal
+most is a drawn match.
 """
 
 from __future__ import annotations
@@ -78,13 +79,11 @@ class Match:
         self.results.append(result)
 
     @property
-    def hands_won(self) -> tuple[int, ...]:
-        won = [0] * self.game.players
-        for result in self.results:
-            if result.winner is not None:
-                won[result.winner] += 1
-        return tuple(won)
+    def points(self) -> tuple[int, ...]:
+        """Each seat's points so far: the sum of what each hand gave it (``HandResult.points``)."""
+        return tuple(map(sum, zip(*(result.points for result in self.results)))) or (0,) * self.game.players
 
     @property
     def winner(self) -> int | None:
-        return best_score(self.hands_won)
+        """The seat with the most points, or None: equal most is a drawn match."""
+        return best_score(self.points)

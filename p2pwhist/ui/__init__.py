@@ -1,7 +1,7 @@
 """The terminal interface: a seat played by a person, and a spectator of bots.
 
-``render`` turns views and states into text (pure functions); ``terminal`` is the loop that
-writes that text and reads the person's plays.
+Each game's screens are its own (``GameText``, in the game registry); ``terminal`` is the loop
+that writes them and reads the person's plays, for any game.
 """
 
 from p2pwhist.ui.terminal import InputClosed, TerminalPlayer, Watcher

@@ -1,4 +1,5 @@
-"""A person at a terminal, as a seat or a spectator: the input/output loop around ``render``.
+"""A person at a terminal, as a seat or a spectator: the input/output loop around the game's
+own screens (its ``GameText``, from the registry), for any game.
 
 Plain text on the streams it is given (no curses). Every call is synchronous and keeps its
 state on the instance, never in the module, so a networked session may call
@@ -11,12 +12,11 @@ from __future__ import annotations
 import os
 from typing import Mapping, Sequence, TextIO
 
+from p2pwhist import text
 from p2pwhist.cards import CardError, Suit
-from p2pwhist.games.base import HandResult, Play
-from p2pwhist.games.boxwhist import BoxWhistHand, BoxWhistView
+from p2pwhist.games.base import GameText, HandResult, HandState, Play, View
 from p2pwhist.games.match import Match
-from p2pwhist.ui import render
-from p2pwhist.ui.render import Style
+from p2pwhist.text import Style
 
 PROMPT = "Your play: "
 _SYMBOLS = "".join(suit.symbol for suit in Suit)
@@ -51,24 +51,39 @@ def style_for(stream: TextIO, color: bool | None = None, environ: Mapping[str, s
 
 
 class _Screen:
-    """What the seat and the spectator share: an output stream, a style, seat names."""
+    """What the seat and the spectator share: the game's words, an output stream, a style, seat
+    names, and the match's points as each hand ends."""
 
-    def __init__(self, outfile: TextIO, color: bool | None, names: Sequence[str] | None, me: int | None) -> None:
+    def __init__(self, words: GameText, outfile: TextIO, color: bool | None, names: Sequence[str] | None,
+                 me: int | None) -> None:
+        self.words = words
         self.outfile = outfile
         self.style = style_for(outfile, color)
         self._names = tuple(names) if names is not None else None
         self._me = me
+        self.points: list[int] | None = None  # the match so far, once a hand has ended
 
     def names(self, players: int) -> tuple[str, ...]:
         if self._names is None:
-            self._names = render.seat_names(players, self._me)
+            self._names = text.seat_names(players, self._me)
         elif len(self._names) != players:
-            raise ValueError(f"names must name all {players} seats, not {len(self._names)}: {self._names!r}")
+            raise ValueError(f"names must name all {players} seats, not {len(self._names)}")
         return self._names
 
-    def say(self, text: str, end: str = "\n") -> None:
-        self.outfile.write(self.style.fit(text) + end)
+    def say(self, line: str, end: str = "\n") -> None:
+        self.outfile.write(self.style.fit(line) + end)
         self.outfile.flush()
+
+    def hand_over(self, hand: HandState, result: HandResult, hand_no: int) -> None:
+        names = self.names(hand.players)
+        self.say(self.words.hand_result(hand, result, names, self.style, hand_no))
+        self.points = [a + b for a, b in zip(self.points or [0] * hand.players, result.points)]
+
+    def match_over(self, match: Match) -> None:
+        names = self.names(match.game.players)
+        title = self.style.bold(f"== Match over after {text.plural(len(match.results), 'hand')} ==")
+        table = text.match_table(names, [r.points for r in match.results], match.points, match.winner)
+        self.say("\n".join([title, *table[:-1], self.style.bold(table[-1])]))
 
 
 class TerminalPlayer:
@@ -80,13 +95,15 @@ class TerminalPlayer:
     plays), ``help``, ``table`` or ``quit``. A line it cannot read or a play the rules refuse gets
     a one-line reason and a new prompt. End of input or ``quit`` raises ``InputClosed``.
 
-    ``names`` are the seats' names, ``names[seat]`` being this player's; by default "You" and
-    compass points. ``color`` None means colour when ``outfile`` is a terminal that wants it.
+    ``words`` are the game's screens (``GAMES[name].text``). ``names`` are the seats' names,
+    ``names[seat]`` being this player's; by default "You" and compass points. ``color`` None
+    means colour when ``outfile`` is a terminal that wants it.
     """
 
     def __init__(
         self,
         seat: int,
+        words: GameText,
         infile: TextIO,
         outfile: TextIO,
         color: bool | None = None,
@@ -94,72 +111,67 @@ class TerminalPlayer:
     ) -> None:
         self.seat = seat
         self.infile = infile
-        self.screen = _Screen(outfile, color, names, seat)
+        self.screen = _Screen(words, outfile, color, names, seat)
         self.hand_no = 0  # hands this player has seen start
-        self._shown = 0  # tricks of the current hand already shown
+        self._shown = 0  # tricks or rounds of the current hand already shown
         self._in_hand = False
-        self._hands_won: list[int] | None = None  # the score, once a hand has ended
 
-    def choose(self, view: BoxWhistView) -> Play:
+    def choose(self, view: View) -> Play:
+        words, style = self.screen.words, self.screen.style
         names = self.screen.names(view.players)
-        style = self.screen.style
         self._catch_up(view, names)
-        self.screen.say(render.table(view, names, style, self.hand_no, self._hands_won))
+        self.screen.say(words.table(view, names, style, self.hand_no, self.screen.points))
         while True:
-            text = self._read_line()
-            command = text.lower()
-            if not text:
+            line = self._read_line()
+            command = line.lower()
+            if not line:
                 continue
             elif command == "?":
-                self.screen.say(render.legal(view, style))
+                self.screen.say(words.legal(view, style))
             elif command == "help":
-                self.screen.say(render.help_text(view, style))
+                self.screen.say(words.help(view, style))
             elif command == "table":
-                self.screen.say(render.table(view, names, style, self.hand_no, self._hands_won))
+                self.screen.say(words.table(view, names, style, self.hand_no, self.screen.points))
             elif command == "quit":
                 raise InputClosed("you left the game")
             else:
                 try:
-                    move = view.parse_move(text)
+                    move = view.parse_move(line)
                 except CardError as error:
                     self.screen.say(str(error))
                     continue
                 refused = view.refusal(move)
                 if refused is None:
                     return move
-                self.screen.say(render.refusal(refused))
+                self.screen.say(words.refusal(refused))
 
-    def follow(self, view: BoxWhistView) -> None:
+    def follow(self, view: View) -> None:
         """Show what happened since last shown, without asking for a move: a networked
         spectator follows the game this way, from one seat's view."""
         self._catch_up(view, self.screen.names(view.players))
 
-    def hand_over(self, hand: BoxWhistHand, result: HandResult) -> None:
-        """Show the tricks not yet shown and the hand's result, and keep the match score."""
+    def hand_over(self, hand: HandState, result: HandResult) -> None:
+        """Show the tricks or rounds not yet shown and the hand's result; keep the match's points."""
         view = hand.view(self.seat)
-        names = self.screen.names(view.players)
-        self._catch_up(view, names)
-        self.screen.say(render.hand_result(result, names, self.screen.style, self.hand_no, hand.revokes))
-        if self._hands_won is None:
-            self._hands_won = [0] * view.players
-        if result.winner is not None:
-            self._hands_won[result.winner] += 1
+        self._catch_up(view, self.screen.names(view.players))
+        self.screen.hand_over(hand, result, self.hand_no)
         self._in_hand = False
 
     def match_over(self, match: Match) -> None:
-        self.screen.say(render.match_result(match, self.screen.names(match.game.players), self.screen.style))
+        self.screen.match_over(match)
 
-    def _catch_up(self, view: BoxWhistView, names: Sequence[str]) -> None:
-        """Announce a new hand if this is one, then the tricks completed since last shown."""
-        tricks = view.tricks
-        if not self._in_hand or len(tricks) < self._shown:  # fewer tricks: a new hand began
+    def _catch_up(self, view: View, names: Sequence[str]) -> None:
+        """Announce a new hand if this is one, then the tricks or rounds completed since."""
+        words, style = self.screen.words, self.screen.style
+        finished = words.finished(view)
+        if not self._in_hand or finished < self._shown:  # fewer finished: a new hand began
             self.hand_no += 1
             self._in_hand = True
             self._shown = 0
-            self.screen.say(render.hand_header(names[view.dealer], view.trump, self.screen.style, self.hand_no))
-        for number in range(self._shown, len(tricks)):
-            self.screen.say(render.trick_result(number + 1, tricks[number], names, self.screen.style, view.card))
-        self._shown = len(tricks)
+            self.screen.say(words.header(view, names, style, self.hand_no))
+        for line in words.finished_lines(view, self._shown, names, style):
+            self.screen.say(line)
+        self._shown = finished
 
     def _read_line(self) -> str:
         self.screen.say(PROMPT, end="")
@@ -172,38 +184,31 @@ class TerminalPlayer:
 class Watcher:
     """A spectator of a game between bots: sees every card, so never use it beside a person.
 
-    Pass ``on_move`` to the runner to see each play as it happens; ``hand_over`` shows whatever
-    tricks it has not yet shown (all of them, if ``on_move`` was not wired) and the result.
+    Give ``on_move`` to the runner to see each move as it happens, and ``hand_over`` the result.
     """
 
-    def __init__(self, outfile: TextIO, color: bool | None = None, names: Sequence[str] | None = None) -> None:
-        self.screen = _Screen(outfile, color, names, None)
+    def __init__(self, words: GameText, outfile: TextIO, color: bool | None = None,
+                 names: Sequence[str] | None = None) -> None:
+        self.screen = _Screen(words, outfile, color, names, None)
         self.hand_no = 0
-        self._hand: BoxWhistHand | None = None
-        self._shown = 0
+        self._hand: HandState | None = None
 
-    def on_move(self, hand: BoxWhistHand, seat: int, move: Play) -> None:
+    def on_move(self, hand: HandState, seat: int, move: Play) -> None:
         names = self._start(hand)
-        self.screen.say(render.play(hand, seat, move, names, self.screen.style))
-        self._shown = len(hand.tricks)
+        self.screen.say(self.screen.words.move(hand, seat, move, names, self.screen.style))
 
-    def hand_over(self, hand: BoxWhistHand, result: HandResult) -> None:
-        names = self._start(hand)
-        style = self.screen.style
-        for number in range(self._shown, len(hand.tricks)):
-            self.screen.say(render.trick_result(number + 1, hand.tricks[number], names, style, hand.cards.__getitem__))
-        self._shown = len(hand.tricks)
-        self.screen.say(render.hand_result(result, names, style, self.hand_no, hand.revokes))
+    def hand_over(self, hand: HandState, result: HandResult) -> None:
+        self._start(hand)
+        self.screen.hand_over(hand, result, self.hand_no)
 
     def match_over(self, match: Match) -> None:
-        self.screen.say(render.match_result(match, self.screen.names(match.game.players), self.screen.style))
+        self.screen.match_over(match)
 
-    def _start(self, hand: BoxWhistHand) -> tuple[str, ...]:
+    def _start(self, hand: HandState) -> tuple[str, ...]:
         """Show the deal the first time a hand is seen."""
         names = self.screen.names(hand.players)
         if hand is not self._hand:
             self._hand = hand
             self.hand_no += 1
-            self._shown = 0
-            self.screen.say(render.deal(hand, names, self.screen.style, self.hand_no))
+            self.screen.say(self.screen.words.deal(hand, names, self.screen.style, self.hand_no))
         return names

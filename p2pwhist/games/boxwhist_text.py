@@ -1,0 +1,273 @@
+"""Box Whist in words: its screens, its score-sheet lines, its rules for players, and its entry
+in the game registry (``p2pwhist.games.GAMES``).
+
+Secrecy: the player's screens (``table``, ``legal``, ``finished_lines``) read the seat's
+``BoxWhistView`` only, which holds no card the seat may not know, so they cannot show a closed
+box. The spectator's (``deal``, ``move``) and the record read the whole hand; the spectator is
+used only when every seat is a bot, and the record only once the audit has revealed every card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from p2pwhist.bots import RandomBot
+from p2pwhist.bots.heuristic import HeuristicBot
+from p2pwhist.cards import Card, Suit, format_cards, sort_for_display
+from p2pwhist.games.base import GameEntry, HandResult, IllegalMove, Play
+from p2pwhist.games.boxwhist import (
+    DEAL_SIZES,
+    TRICKS_PER_HAND,
+    BoxWhist,
+    BoxWhistHand,
+    BoxWhistView,
+    Illegal,
+    TrickPlay,
+    TrickResult,
+)
+from p2pwhist.text import Style, cards_by_suit, plural, row, says, tally
+
+# Reads the card at a deck position, None if the reader may not know it (``BoxWhistView.card``).
+CardAt = Callable[[int], "Card | None"]
+
+RULES = """\
+Box Whist: whist for 2, 3 or 4 players, each with a hand and a face-down box.
+
+The deal. With 2 players each gets 11 cards and a box of 4; with 3, 8 and a box of 3 (the 2 of
+clubs is left out); with 4, 6 and a box of 2. The rest is the stack, face down, its top card
+turned face up. The lowest cut deals first (ace low); then the deal passes left.
+
+Trumps. In the first hand the dealer's last card is shown to all and its suit is trumps; after
+that trumps follow the sequence hearts, clubs, diamonds, spades.
+
+Play. The player left of the dealer leads; the winner of a trick leads the next. Follow suit
+from your hand if you can. If you cannot, play any hand card, or a box card once you may look
+at your box. You may look at your box once you have won a trick. A player whose hand is empty
+plays from the box, blind if it is still closed. Following suit is on honour: nobody sees your
+hand, but every card is checked at the end of the hand, and a revoke loses you the hand.
+
+The stack. While the stack lasts, the trick's winner takes the face-up card and every other
+player draws the next card and shows it, so everyone always knows those cards.
+
+Winning. Most tricks wins the hand (equal most: a draw). Most hands won wins the match."""
+
+HELP = """\
+Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (T or 10 is a ten).
+Type box N to play the card in slot N of your box, e.g. box 2.
+  ?      list the plays the rules allow you now
+  table  show the table again
+  help   show this
+  quit   leave the game (so does Ctrl-D)"""
+
+
+def trumps(trump: Suit | None, style: Style) -> str:
+    return "no trumps" if trump is None else f"{style.suit(trump)} ({trump.name.lower()})"
+
+
+def trick_plays(plays: Sequence[TrickPlay], names: Sequence[str], style: Style) -> str:
+    """"North Q♠, You K♠ (box)": who played what, box cards marked."""
+    return ", ".join(
+        f"{names[play.seat]} {style.card(play.card)}{' (box)' if play.from_box else ''}" for play in plays
+    )
+
+
+def trick_outcome(trick: TrickResult, names: Sequence[str], style: Style, card_at: CardAt) -> str:
+    """"North wins; North takes 7♦, You draw 2♣." The first draw is the exposed card (rule 9)."""
+
+    def drawn(position: int) -> str:
+        card = card_at(position)
+        return "a card not yet revealed" if card is None else style.card(card)
+
+    text = f"{style.bold(says(names[trick.winner], 'wins'))}"
+    if trick.draws:
+        first, *rest = trick.draws
+        draws = [f"{says(names[first.seat], 'takes')} {drawn(first.position)}"]
+        draws += [f"{says(names[draw.seat], 'draws')} {drawn(draw.position)}" for draw in rest]
+        text += "; " + ", ".join(draws)
+    return text + "."
+
+
+def trick_result(number: int, trick: TrickResult, names: Sequence[str], style: Style, card_at: CardAt) -> str:
+    """A completed trick on two lines: the plays, then the winner and the stack cards taken."""
+    plays = trick_plays(trick.plays, names, style)
+    return f"Trick {number}: {plays}\n  {trick_outcome(trick, names, style, card_at)}"
+
+
+def _header(dealer: str, trump: Suit | None, style: Style, hand_no: int) -> str:
+    return style.bold(f"== Hand {hand_no}: {says(dealer, 'deals')}; trumps are {trumps(trump, style)} ==")
+
+
+def _box(view: BoxWhistView, style: Style) -> str:
+    box = view.box
+    if not box:
+        return "empty"
+    if view.may_look[view.seat]:
+        return "  ".join(f"box {slot} = {style.card(card)}" for slot, _, card in box if card is not None)
+    text = f"closed ({plural(len(box), 'card')}); you may look once you win a trick"
+    if not view.hand:
+        text = f"closed ({plural(len(box), 'card')}); your hand is empty, so you play it blind"
+    return text
+
+
+def _winner(result: HandResult) -> int | None:
+    """The seat the hand gave its point to: the hand's winner (rule 11), if it was not drawn."""
+    return next((seat for seat, point in enumerate(result.points) if point), None)
+
+
+class BoxWhistText:
+    """``GameText`` for Box Whist."""
+
+    title = "Box Whist"
+    rules = RULES
+
+    def header(self, view: BoxWhistView, names: Sequence[str], style: Style, hand_no: int) -> str:
+        """"== Hand 2: North deals; trumps are ♣ (clubs) ==" (the dealer by name)."""
+        return _header(names[view.dealer], view.trump, style, hand_no)
+
+    def table(self, view: BoxWhistView, names: Sequence[str], style: Style, hand_no: int | None = None,
+              points: Sequence[int] | None = None) -> str:
+        """Everything ``view.seat`` may know of the table, as it is asked to play."""
+        me, n = view.seat, view.players
+        title = f"Trick {len(view.tricks) + 1} of {TRICKS_PER_HAND[n]}"
+        lines = [style.bold(f"-- {f'Hand {hand_no}, ' if hand_no else ''}{title} --")]
+        lines.append(row("Trumps", f"{trumps(view.trump, style)}; {says(names[view.dealer], 'deals')}"))
+        if view.exposed is None:
+            lines.append(row("Stack", "empty: play out hands and boxes"))
+        else:
+            lines.append(row("Stack", f"{style.card(view.exposed)} face up, {plural(view.stack_size, 'card')}"))
+        lines.append(row("Trick", trick_plays(view.trick, names, style) if view.trick else "nothing played yet"))
+        for seat in ((me + k) % n for k in range(1, n)):
+            text = f"{plural(view.hand_sizes[seat], 'card')} in hand, box {view.box_sizes[seat]}"
+            text += f" ({'open' if view.may_look[seat] else 'closed'})"
+            known = view.known_hand_cards(seat)
+            if known:
+                text += f"; holds {cards_by_suit(known, style)}"
+            lines.append(row(names[seat], text))
+        lines.append(row("Tricks won", tally(names, view.tricks_won)))
+        if points is not None:
+            lines.append(row("Hands won", tally(names, points)))
+        lines.append(row("Your hand", cards_by_suit(view.hand.values(), style)))
+        lines.append(row("Your box", _box(view, style)))
+        return "\n".join(lines)
+
+    def legal(self, view: BoxWhistView, style: Style) -> str:
+        """The plays the rules allow ``view.seat`` now, each written the way it can be typed."""
+        moves = view.legal_moves
+        if not moves:
+            return "It is not your turn."
+        hand = view.hand
+        box = {position: (slot, card) for slot, position, card in view.box}
+        from_hand = [hand[move.position] for move in moves if move.position in hand]
+        from_box = [box[move.position] for move in moves if move.position in box]
+        parts = []
+        if from_hand:
+            parts.append(" ".join(style.card(card) for card in sort_for_display(from_hand)))
+        if from_box:
+            slots = ", ".join(f"box {slot}" + ("" if card is None else f" ({style.card(card)})")
+                              for slot, card in from_box)
+            blind = " (blind)" if any(card is None for _, card in from_box) else ""
+            parts.append(("or from your box: " if from_hand else "") + slots + blind)
+        return "You may play: " + "; ".join(parts)
+
+    def help(self, view: BoxWhistView, style: Style) -> str:
+        return f"{style.fit(HELP)}\n{self.legal(view, style)}"
+
+    def refusal(self, refused: IllegalMove) -> str:
+        """One line for a move the rules refuse (a position number means nothing to a person)."""
+        detail = f" ({refused.detail})" if refused.detail and refused.reason is not Illegal.NOT_YOUR_CARD else ""
+        return f"Not allowed: {refused.reason.value}{detail}. Type ? to list your plays."
+
+    def finished(self, view: BoxWhistView) -> int:
+        return len(view.tricks)
+
+    def finished_lines(self, view: BoxWhistView, start: int, names: Sequence[str], style: Style) -> list[str]:
+        tricks = view.tricks
+        return [trick_result(number + 1, tricks[number], names, style, view.card) for number in range(start, len(tricks))]
+
+    def hand_result(self, hand: BoxWhistHand, result: HandResult, names: Sequence[str], style: Style,
+                    hand_no: int | None = None) -> str:
+        """Tricks per seat, the seats that lost by a breach, and who won (or that it is drawn)."""
+        head = f"Hand {hand_no} over" if hand_no else "Hand over"
+        lines = [style.bold(f"== {head}. Tricks: {tally(names, result.scores)} ==")]
+        for seat in sorted(result.offenders):
+            tricks = [str(revoke.trick + 1) for revoke in hand.revokes if revoke.seat == seat]
+            breach = f"revoked (trick {', '.join(tricks)})" if tricks else "broke the rules"
+            lines.append(f"{names[seat]} {breach} and may not win the hand.")
+        winner = _winner(result)
+        lines.append("The hand is drawn." if winner is None else style.bold(f"{says(names[winner], 'wins')} the hand."))
+        return "\n".join(lines)
+
+    def result_line(self, result: HandResult, names: Sequence[str]) -> str:
+        winner = _winner(result)
+        return f"tricks {tally(names, result.scores)}; {'drawn' if winner is None else f'won by {names[winner]}'}"
+
+    def deal(self, hand: BoxWhistHand, names: Sequence[str], style: Style, hand_no: int) -> str:
+        """The hand as dealt: every seat's hand and box (for a spectator of bots only)."""
+        layout, cards = hand.layout, hand.cards
+        lines = [_header(names[hand.dealer], hand.trump, style, hand_no)]
+        if layout.stack:
+            exposed = style.card(cards[layout.stack[0]])  # type: ignore[arg-type]
+            lines.append(row("Stack", f"{exposed} face up, {plural(len(layout.stack), 'card')}"))
+        for seat in range(hand.players):
+            dealt = [cards[position] for position in layout.hands[seat]]
+            box = "  ".join(f"{slot}:{style.card(cards[p])}" for slot, p in enumerate(layout.boxes[seat], start=1))
+            lines.append(row(names[seat], cards_by_suit(dealt, style)))  # type: ignore[arg-type]
+            lines.append(row("", f"box {box}"))
+        return "\n".join(lines)
+
+    def move(self, hand: BoxWhistHand, seat: int, move: Play, names: Sequence[str], style: Style) -> str:
+        """What a spectator sees once ``move`` is applied: the play, and the trick if it completed it."""
+        finished = not hand.trick  # the move completed a trick
+        plays = hand.tricks[-1].plays if finished else hand.trick
+        number = len(hand.tricks) if finished else len(hand.tricks) + 1
+        played = plays[-1]
+        lines = []
+        if len(plays) == 1:
+            stake = "" if hand.exposed is None else f", for {style.card(hand.cards[hand.exposed])}"  # type: ignore[index]
+            lines.append(f"Trick {number}{stake}:")
+        source = ""
+        if played.from_box:
+            slot = hand.layout.boxes[seat].index(move.position) + 1
+            blind = not any(trick.winner == seat for trick in hand.tricks[: number - 1])
+            source = f" from box {slot}{' (blind)' if blind else ''}"
+        verb = "leads" if len(plays) == 1 else "plays"
+        lines.append(f"  {says(names[seat], verb)} {style.card(played.card)}{source}")
+        if finished:
+            lines.append(f"  {trick_outcome(hand.tricks[-1], names, style, hand.cards.__getitem__)}")
+        return "\n".join(lines)
+
+    def record(self, hand: BoxWhistHand, result: HandResult, names: Sequence[str]) -> list[str]:
+        """The deal, one line per trick (the cards in the order played, the winner, the stack
+        cards taken), the result and any breach, like a PBN record."""
+        cards = hand.cards
+        lines = []
+        for seat, name in enumerate(names):
+            dealt = format_cards(sort_for_display(cards[p] for p in hand.layout.hands[seat]))
+            boxed = format_cards(cards[p] for p in hand.layout.boxes[seat])
+            lines.append(f"{name}: {dealt} | box {boxed}")
+        lines.append(f"Stack: {format_cards(cards[p] for p in hand.layout.stack)}")
+        for number, trick in enumerate(hand.tricks, start=1):
+            plays = ", ".join(f"{names[p.seat]} {p.card}{' (box)' if p.from_box else ''}" for p in trick.plays)
+            line = f"{number:2}. {plays}; {names[trick.winner]} wins"
+            if trick.draws:
+                line += "; takes " + ", ".join(f"{names[d.seat]} {cards[d.position]}" for d in trick.draws)
+            lines.append(line)
+        winner = _winner(result)
+        lines.append(f"Result: {tally(names, result.scores)}; {'drawn' if winner is None else f'{names[winner]} wins'}")
+        for revoke in hand.revokes:
+            lines.append(f"Revoke: {names[revoke.seat]} did not follow suit in trick {revoke.trick + 1}")
+        for seat in sorted(result.offenders - {r.seat for r in hand.revokes}):
+            lines.append(f"Forfeit: {names[seat]} was caught breaking the deck protocol")
+        return lines
+
+
+BOXWHIST = GameEntry(
+    name=BoxWhist.name,
+    make=BoxWhist,
+    from_wire=BoxWhist.from_wire,
+    players=tuple(sorted(DEAL_SIZES)),
+    default_players=2,
+    options={},
+    bots={"random": RandomBot, "heuristic": HeuristicBot},
+    text=BoxWhistText(),
+)

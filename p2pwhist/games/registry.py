@@ -1,0 +1,25 @@
+"""The game registry: every game by its name, with everything about it (``base.GameEntry``).
+
+Code that runs games (the session, verify, the CLI, the UI, the score sheet) looks a game up
+here and imports no game module. Adding a game adds its modules and one entry below.
+"""
+
+from p2pwhist.games.base import ConfigError, Game, GameEntry
+from p2pwhist.games.box_text import BOX
+from p2pwhist.games.boxwhist_text import BOXWHIST
+from p2pwhist.wire import describe
+
+GAMES: dict[str, GameEntry] = {entry.name: entry for entry in (BOXWHIST, BOX)}
+
+
+def game_entry(game: Game) -> GameEntry:
+    """The registry's entry for a game configuration."""
+    return GAMES[game.name]
+
+
+def game_from_wire(obj: object) -> Game:
+    """Parse a game configuration received from a peer or read from a file."""
+    name = obj.get("game") if isinstance(obj, dict) else None
+    if type(name) is not str or name not in GAMES:
+        raise ConfigError(f"unknown game {describe(name)}; this version knows {', '.join(GAMES)}")
+    return GAMES[name].from_wire(obj)

@@ -1,0 +1,108 @@
+"""Words for people, shared by every game: styles, seat names, tallies and the match's result.
+
+Pure functions from values to strings (no I/O, no environment). A game's own screens are in
+its text module (``GameText``, registered with the game in ``p2pwhist.games``); what reads the
+same in every game is here, once. Apart from suit symbols, which ``Style.fit`` turns into
+letters, every string is ASCII, so any terminal encoding can print it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from p2pwhist.cards import Card, Suit, sort_for_display
+
+# ANSI / ECMA-48 "select graphic rendition" codes.
+RED = "\x1b[31m"
+BOLD = "\x1b[1m"
+RESET = "\x1b[0m"
+
+YOU = "You"
+# Seats go clockwise, so the seat after yours (the next to play) sits on your left: if you are
+# South, that is West, as at a bridge table. The spectator sees seat 0 as South.
+_COMPASS = {
+    2: ("South", "North"),
+    3: ("South", "West", "East"),
+    4: ("South", "West", "North", "East"),
+    5: ("South", "West", "Northwest", "Northeast", "East"),
+    6: ("South", "Southwest", "Northwest", "North", "Northeast", "Southeast"),
+}
+_LETTERS = str.maketrans({s.symbol: s.letter for s in Suit} | {"♡": "H", "♢": "D", "♧": "C", "♤": "S"})
+LABEL = 12  # width of the labels down the left of a table
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How to draw: ANSI colour or not, suit symbols (♠) or letters (S)."""
+
+    color: bool = False
+    symbols: bool = True
+
+    def suit(self, suit: Suit) -> str:
+        return self._ink(suit.symbol if self.symbols else suit.letter, suit.is_red)
+
+    def card(self, card: Card) -> str:
+        return self._ink(str(card) if self.symbols else card.ascii, card.suit.is_red)
+
+    def bold(self, text: str) -> str:
+        return f"{BOLD}{text}{RESET}" if self.color else text
+
+    def fit(self, text: str) -> str:
+        """Text from elsewhere (an engine's message) made printable in this style."""
+        return text if self.symbols else text.translate(_LETTERS)
+
+    def _ink(self, text: str, red: bool) -> str:
+        return f"{RED}{text}{RESET}" if self.color and red else text
+
+
+def seat_names(players: int, me: int | None = None) -> tuple[str, ...]:
+    """Compass names seen from ``me`` (who is "You"), or from seat 0 for a spectator."""
+    compass = _COMPASS[players]
+    base = 0 if me is None else me
+    names = [compass[(seat - base) % players] for seat in range(players)]
+    if me is not None:
+        names[me] = YOU
+    return tuple(names)
+
+
+def says(name: str, verb: str) -> str:
+    """``says("West", "wins")`` is "West wins"; ``says("You", "wins")`` is "You win"."""
+    return f"{name} {verb.removesuffix('s') if name == YOU else verb}"
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def tally(names: Sequence[str], counts: Sequence[int]) -> str:
+    return ", ".join(f"{name} {count}" for name, count in zip(names, counts))
+
+
+def row(label: str, text: str) -> str:
+    """One line of a table: a label in a fixed-width column, then the text."""
+    return f"{label + ':' if label else '':<{LABEL}}{text}"
+
+
+def cards_by_suit(cards: Iterable[Card], style: Style) -> str:
+    """Sorted for display, with a wider gap between suits."""
+    groups = itertools.groupby(sort_for_display(cards), key=lambda card: card.suit)
+    return "  ".join(" ".join(style.card(card) for card in group) for _, group in groups) or "none"
+
+
+def match_line(names: Sequence[str], points: Sequence[int], winner: int | None) -> str:
+    """The match's result in one line: "Points: alice 2, bob 1; alice wins the match"."""
+    verdict = "a drawn match" if winner is None else f"{says(names[winner], 'wins')} the match"
+    return f"Points: {tally(names, points)}; {verdict}"
+
+
+def match_table(names: Sequence[str], per_hand: Sequence[Sequence[int]], points: Sequence[int],
+                winner: int | None, first_column: str = "Hand") -> list[str]:
+    """Points per seat for each hand, then the match's result line."""
+    width = max(len(name) for name in names) + 2
+    lines = [f"{first_column:<6}" + "".join(f"{name:>{width}}" for name in names)]
+    for number, hand in enumerate(per_hand, start=1):
+        lines.append(f"{number:<6}" + "".join(f"{p:>{width}}" for p in hand))
+    lines.append(match_line(names, points, winner) + ".")
+    return lines
