@@ -58,6 +58,7 @@ from p2pwhist.games.base import (
     HonourPolicy,
     IllegalMove,
     Play,
+    audit,
 )
 from p2pwhist.games.match import Match
 from p2pwhist.signed import (
@@ -546,7 +547,7 @@ class Session:
             self.audited.append(None)
             return hand.result(culprit)
         try:
-            full = self.game.audit(hand.dealer, match.hands[:-1], verdict.cards, moves)
+            full = audit(self.game, hand.dealer, match.hands[:-1], verdict.cards, moves)
         except (IllegalMove, ConfigError) as error:  # every peer checked these moves live
             raise LocalError(f"the audit replay refused a move all peers accepted: {error}") from None
         self.audited.append(full)

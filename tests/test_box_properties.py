@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from p2pwhist.cards import CARDS
-from p2pwhist.games.base import PLAYS, HonourPolicy, IllegalMove, Play
+from p2pwhist.games.base import PLAYS, HonourPolicy, IllegalMove, Play, audit
 from p2pwhist.games.box import (
     ON_HONOUR,
     Box,
@@ -206,7 +206,7 @@ def test_the_audit_catches_an_injected_honour_breach_and_the_offender_loses(game
         live.apply(move)
         moves.append(move)
     assume(injected is not None)
-    audited = game.audit(live.dealer, (), cards, moves)
+    audited = audit(game, live.dealer, (), cards, moves)
     assert audited.violations == [injected] == live.violations
     result = audited.result()
     assert result.offenders == {injected.seat} and result.points[injected.seat] == 0

@@ -13,6 +13,7 @@ from p2pwhist.games.base import (
     EngineMisuse,
     HonourPolicy,
     IllegalMove,
+    audit,
 )
 from p2pwhist.games.box import (
     Box,
@@ -381,7 +382,7 @@ def test_rule9_not_leading_the_highest_is_recorded_and_the_audit_finds_it():
     assert live.violations == [Violation(0, 0, lead.position, BoxIllegal.LEAD_HIGHEST)]
     moves = [lead]
     finish(live, moves)
-    audited = Box(2).audit(1, (), deck, moves)
+    audited = audit(Box(2), 1, (), deck, moves)
     assert audited.violations == live.violations
     result = audited.result()
     assert result.offenders == {0} and result.points == (0, 1)
@@ -408,7 +409,7 @@ def test_rule9_a_peer_that_cannot_see_the_hand_accepts_the_breach_and_the_audit_
     full.apply(lead)
     moves = [lead]
     finish(full, moves)
-    assert Box(2).audit(1, (), deck, moves).result().offenders == {0}
+    assert audit(Box(2), 1, (), deck, moves).result().offenders == {0}
 
 
 def test_rule9_provable_breaches_are_refused_live_whatever_the_policy():
@@ -429,9 +430,9 @@ def test_rule9_provable_breaches_are_refused_live_whatever_the_policy():
 def test_rule9_the_audit_refuses_a_replay_that_stops_early_or_breaks_a_visible_rule():
     deck = make_deck(2, 1, hands={0: "KS 5H 4D 3C", 1: "QS QH AD QC"})
     with pytest.raises(EngineMisuse):
-        Box(2).audit(1, (), deck, [PLAYS[deck.index(Card.parse("KS"))]])
+        audit(Box(2), 1, (), deck, [PLAYS[deck.index(Card.parse("KS"))]])
     with pytest.raises(IllegalMove):
-        Box(2).audit(1, (), deck, [PLAYS[deck.index(Card.parse("KS"))], PLAYS[deck.index(Card.parse("AD"))]])
+        audit(Box(2), 1, (), deck, [PLAYS[deck.index(Card.parse("KS"))], PLAYS[deck.index(Card.parse("AD"))]])
 
 
 # Rule 10: the end of the game.

@@ -6,7 +6,7 @@ import pytest
 from helpers import cards, deal, make_deck, play
 
 from p2pwhist.cards import Card, Suit
-from p2pwhist.games.base import PLAYS, ConfigError, EngineMisuse, HonourPolicy, IllegalMove, best_score
+from p2pwhist.games.base import PLAYS, ConfigError, EngineMisuse, HonourPolicy, IllegalMove, audit, best_score
 from p2pwhist.games.boxwhist import DEFAULT_TRUMP_SEQUENCE, TURN_UP, BoxWhist, Illegal, Layout
 
 TWO = BoxWhist(2)
@@ -304,7 +304,7 @@ def test_rule11_a_revoke_on_honour_is_found_by_the_audit_and_loses_the_hand():
     while not replay.is_over:
         moves.append(replay.legal_moves()[0])
         replay.apply(moves[-1])
-    audited = TWO.audit(0, (), deck, moves)
+    audited = audit(TWO, 0, (), deck, moves)
     assert [(r.seat, r.trick) for r in audited.revokes] == [(0, 0)]
     assert audited.result().offenders == {0} and audited.result().points == (0, 1)
 
@@ -312,10 +312,10 @@ def test_rule11_a_revoke_on_honour_is_found_by_the_audit_and_loses_the_hand():
 def test_audit_refuses_moves_that_stop_before_the_end_or_break_a_visible_rule():
     deck = make_deck(TWO, 0)
     with pytest.raises(EngineMisuse):
-        TWO.audit(0, (), deck, [])
+        audit(TWO, 0, (), deck, [])
     hand = TWO.new_hand(0, (), deck)
     with pytest.raises(IllegalMove) as error:
-        TWO.audit(0, (), deck, [hand.view(1).parse_move("box 1")])
+        audit(TWO, 0, (), deck, [hand.view(1).parse_move("box 1")])
     assert error.value.reason is Illegal.LEAD_FROM_HAND
 
 

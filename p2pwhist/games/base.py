@@ -13,9 +13,9 @@ in as values.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 import random
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from p2pwhist.cards import Card
@@ -171,13 +171,24 @@ class Game(Protocol):
     def new_hand(self, dealer: int, previous: Sequence[HandState], cards: Sequence[Card | None] | None = None,
                  honour: HonourPolicy = HonourPolicy.REFUSE) -> HandState: ...
 
-    def audit(self, dealer: int, previous: Sequence[HandState], cards: Sequence[Card],
-              moves: Sequence[Play]) -> HandState: ...  # a finished hand replayed, every card known
-
     def to_wire(self) -> dict[str, Any]: ...
 
     @staticmethod
     def from_wire(obj: object) -> Game: ...
+
+
+def audit(game: Game, dealer: int, previous: Sequence[HandState], cards: Sequence[Card],
+          moves: Sequence[Play]) -> HandState:
+    """A finished hand replayed with every card known, which records each breach of a rule
+    played on honour (``HonourPolicy.RECORD``): a revoke in Box Whist, not leading the highest
+    card in Box. Raises ``IllegalMove`` for a move no honest peer could have accepted, and
+    ``EngineMisuse`` if the moves stop before the hand is over."""
+    hand = game.new_hand(dealer, previous, cards, HonourPolicy.RECORD)
+    for move in moves:
+        hand.apply(move)
+    if not hand.is_over:
+        raise EngineMisuse(f"the moves end after {len(moves)} moves, before the hand is over")
+    return hand
 
 
 class GameText(Protocol):

@@ -95,7 +95,7 @@ class BoxIllegal(enum.Enum):
     GAME_OVER = "the game is over"
     NOT_YOUR_TURN = "it is not this player's turn"
     NOT_YOUR_CARD = "that card is not in the player's hand or box"
-    TOO_HIGH = "a card laid from the hand must be equal to or lower than the card to beat"
+    TOO_HIGH = "a hand card must be equal to or lower than the card to beat"
     OPEN_FROM_HAND = "an opener with cards in the hand opens from the hand, not the box"
     LEAD_HIGHEST = "the opener must lay the highest card of the hand"
     MUST_LAY = "a player holding a card equal to or lower must lay it, not take from the box"
@@ -176,18 +176,6 @@ class Box:
         """A fresh game (one deal). ``cards`` is the deck in position order, None where
         unknown. Games do not depend on one another, so ``previous`` is not read."""
         return BoxHand(self, dealer, cards, honour)
-
-    def audit(self, dealer: int, previous: Sequence[BoxHand], cards: Sequence[Card], moves: Sequence[Play]) -> BoxHand:
-        """Replay a finished game with every card known, recording breaches on honour (rule 9).
-
-        Raises ``IllegalMove`` for a move no honest peer could have accepted, and
-        ``EngineMisuse`` if the moves stop before the game is over."""
-        hand = self.new_hand(dealer, previous, cards, HonourPolicy.RECORD)
-        for move in moves:
-            hand.apply(move)
-        if not hand.is_over:
-            raise EngineMisuse(f"the moves end after {len(hand.rounds)} rounds, before the game is over")
-        return hand
 
     def to_wire(self) -> dict[str, Any]:
         return {"game": self.name, "players": self.players, "variant": self.variant.value}

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import enum
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from p2pwhist.cards import CARDS, Card, CardError, Suit, deck_without
 from p2pwhist.games.base import (
@@ -35,6 +36,7 @@ from p2pwhist.games.base import (
     best_score,
 )
 from p2pwhist.wire import describe
+
 
 class Illegal(enum.Enum):
     """Why Box Whist refuses a move: the rule in words."""
@@ -144,20 +146,6 @@ class BoxWhist:
         """A fresh hand. ``cards`` is the deck in position order, None where unknown."""
         trump = self.trump_after(previous[-1].trump) if previous else TURN_UP
         return BoxWhistHand(self, dealer, trump, cards, honour)
-
-    def audit(
-        self, dealer: int, previous: Sequence[BoxWhistHand], cards: Sequence[Card], moves: Sequence[Play]
-    ) -> BoxWhistHand:
-        """Replay a finished hand with every card known, recording revokes (rule 11).
-
-        Raises ``IllegalMove`` for a move no honest peer could have accepted, and
-        ``EngineMisuse`` if the moves stop before the hand is over."""
-        hand = self.new_hand(dealer, previous, cards, HonourPolicy.RECORD)
-        for move in moves:
-            hand.apply(move)
-        if not hand.is_over:
-            raise EngineMisuse(f"the moves end after {len(hand.tricks)} tricks, before the hand is over")
-        return hand
 
     def to_wire(self) -> dict[str, Any]:
         return {

@@ -9,8 +9,9 @@ most is a drawn match.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from p2pwhist.cards import Card
 from p2pwhist.games.base import ConfigError, Game, HandResult, HandState, best_score
