@@ -14,7 +14,11 @@ them (the cut and the match's start are not part of a hand); the figure is the m
 - one Ed25519 signature and one verification per message;
 - one loopback round trip per message: every message waits for the one before it.
 
-The last line is one JSON object: {"hand_s": {"2": …, "3": …}, "bound_s": {…}, "ratio": {…}}.
+``box_hand_s``: the same measurement for Bradley's Box with 4 players (the seed's table): the
+median wall time of one game of Box (one deal, one hand) between processes.
+
+The last line is one JSON object: {"hand_s": {"2": …, "3": …}, "bound_s": {…}, "ratio": {…},
+"box_hand_s": …}.
 The machine may be shared: compare figures of one run, not across runs.
 """
 
@@ -37,6 +41,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.bots import RandomBot
 from p2pwhist.deck import _audit, _curve, _deck, _passes
+from p2pwhist.games.base import Game
+from p2pwhist.games.box import Box
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.inprocess import open_table
@@ -51,8 +57,9 @@ SAMPLES = 300
 # -- the measured hand -----------------------------------------------------------------------
 
 
-async def networked_hands(players: int, hands: int) -> list[float]:
+async def networked_hands(game: Game, hands: int) -> list[float]:
     """Seconds per hand, seen by a host in this process playing joiner processes."""
+    players = game.players
     marks: list[tuple[str, float]] = []
 
     def on_event(session: Session, message: SignedMessage) -> None:
@@ -64,7 +71,7 @@ async def networked_hands(players: int, hands: int) -> list[float]:
         options = PeerOptions(name="host", key=Ed25519PrivateKey.generate(), agent=Agent(RandomBot(rng).choose, False),
                               transcript=Path(home) / "host.p2pw", timeout=60, report=lambda line: None,
                               on_event=on_event)
-        table = HostOptions(BoxWhist(players), MatchLength(hands=hands), 0, "127.0.0.1")
+        table = HostOptions(game, MatchLength(hands=hands), 0, "127.0.0.1")
         async with trio.open_nursery() as nursery:
             port = await nursery.start(lambda task_status: host(options, table, task_status=task_status))
             for seat in range(1, players):
@@ -211,9 +218,9 @@ def main() -> None:
     UNIT.update(measure_units())
     rtt = trio.run(loopback_round_trip)
     print("unit costs (µs): " + ", ".join(f"{k} {v * 1e6:.1f}" for k, v in UNIT.items()) + f", loopback round trip {rtt * 1e6:.1f}")
-    result: dict[str, dict[str, float]] = {"hand_s": {}, "bound_s": {}, "ratio": {}}
+    result: dict[str, dict[str, float] | float] = {"hand_s": {}, "bound_s": {}, "ratio": {}}
     for players in (2, 3):
-        hands = trio.run(networked_hands, players, args.hands)
+        hands = trio.run(networked_hands, BoxWhist(players), args.hands)
         counts, messages = critical_path(players, args.hands)
         ec = weight(counts)
         signing = messages * (UNIT["sign"] + UNIT["verify"])
@@ -225,6 +232,10 @@ def main() -> None:
         result["hand_s"][str(players)] = round(hand, 4)
         result["bound_s"][str(players)] = round(bound, 4)
         result["ratio"][str(players)] = round(hand / bound, 2)
+    box_hands = trio.run(networked_hands, Box(4), args.hands)
+    box_hand = statistics.median(box_hands)
+    print(f"Box, 4 players: games {', '.join(f'{h:.3f}' for h in box_hands)} s; median {box_hand:.3f} s")
+    result["box_hand_s"] = round(box_hand, 4)
     print(json.dumps(result))
 
 

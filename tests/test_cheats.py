@@ -22,7 +22,7 @@ from p2pwhist.bodies import Body, CardPlay
 from p2pwhist.bots import RandomBot
 from p2pwhist.deck import Commitment, Deck, PositionKey, PositionKeys, ShufflePass
 from p2pwhist.deck._curve import encode_card
-from p2pwhist.games.base import PLAYS
+from p2pwhist.games.base import PLAYS, Game
 from p2pwhist.games.boxwhist import BoxWhist, BoxWhistView
 from p2pwhist.games.match import MatchLength
 from p2pwhist.session import Outcome, Session, SessionError
@@ -50,9 +50,12 @@ class Played:
 
 async def play_table(tmp_path: Path, players: int = 2, hands: int = 1, timeout: float = 10.0,
                      bots: dict[int, object] | None = None, keys: list | None = None,
-                     quitter: int | None = None) -> Played:
+                     quitter: int | None = None, game: Game | None = None) -> Played:
     """Host and joiners as tasks over loopback TCP; each seat's result or error is kept. A
-    ``quitter`` never finishes by itself: it is cancelled once every other seat has."""
+    ``quitter`` never finishes by itself: it is cancelled once every other seat has. ``game``
+    is the table's game (default: Box Whist for ``players``); its own number of players wins."""
+    game = game or BoxWhist(players)
+    players = game.players
     keys = keys or [Ed25519PrivateKey.generate() for _ in range(players)]
     transcripts = [tmp_path / f"{name}.p2pw" for name in NAMES[:players]]
     results: list[Outcome | net.NetError] = [net.NetError("did not finish")] * players
@@ -77,7 +80,7 @@ async def play_table(tmp_path: Path, players: int = 2, hands: int = 1, timeout: 
 
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
-            table = net.HostOptions(BoxWhist(players), MatchLength(hands=hands), 0, "127.0.0.1")
+            table = net.HostOptions(game, MatchLength(hands=hands), 0, "127.0.0.1")
             port = await nursery.start(seat_task, 0, lambda task_status: net.host(options(0), table, task_status=task_status))
             for seat in range(1, players):
                 nursery.start_soon(seat_task, seat, lambda s=seat: net.join(options(s), "127.0.0.1", port))
