@@ -118,7 +118,7 @@ def test_a_refused_move_is_explained_in_one_line():
     hand.apply(PLAYS[hand.cards.index(Card.parse("9H"))])
     with pytest.raises(IllegalMove) as error:
         play(hand, "AS")
-    assert TEXT.refusal(error.value) == ("Not allowed: a card laid from the hand must be equal to or lower than the "
+    assert TEXT.refusal(error.value) == ("Not allowed: a hand card must be equal to or lower than the "
                                          "card to beat (A♠ on 9♥). Type ? to list your moves.")
 
 

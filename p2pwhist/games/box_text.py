@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from p2pwhist.bots import RandomBot
+from p2pwhist.bots.box_heuristic import BoxHeuristicBot
 from p2pwhist.cards import Card, Rank, format_cards
 from p2pwhist.games.base import GameEntry, HandResult, IllegalMove, Play
 from p2pwhist.games.box import (
@@ -489,6 +490,6 @@ BOX = GameEntry(
     players=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
     default_players=DEFAULT_PLAYERS,
     options={"variant": tuple(variant.value for variant in Variant)},
-    bots={"random": RandomBot, "heuristic": RandomBot},  # until p2pwhist.bots.box_heuristic is written
+    bots={"random": RandomBot, "heuristic": BoxHeuristicBot},
     text=BoxText(),
 )
