@@ -27,9 +27,9 @@ from p2pwhist.deck import (
     ShufflePass,
     decode_message,
 )
-from p2pwhist.games.registry import game_from_wire
 from p2pwhist.games.base import ConfigError, Game
 from p2pwhist.games.match import MatchLength
+from p2pwhist.games.registry import game_from_wire
 from p2pwhist.identity import PUBLIC_KEY_SIZE, fingerprint
 from p2pwhist.wire import WireError, describe
 

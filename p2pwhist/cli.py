@@ -30,11 +30,12 @@ from typing import Sequence
 import trio
 
 from p2pwhist.bodies import check_name
-from p2pwhist.games.registry import GAMES, game_entry
 from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText, HandResult
 from p2pwhist.games.match import MatchLength
+from p2pwhist.games.registry import GAMES, game_entry
 from p2pwhist.home import HomeError, KnownPeers, identity_fingerprint, load_identity
 from p2pwhist.net import (
+    DEFAULT_PORT,
     DEFAULT_TIMEOUT,
     Agent,
     GameRecord,
@@ -60,11 +61,12 @@ DESCRIPTION = """\
 Card games for 2 to 6 players who share no server and need not trust each other:
 Box Whist (--game boxwhist, 2-4 players) and Bradley's Box (--game box, 2-6 players).
 
-  p2pwhist play            play against the computer on this machine
-  p2pwhist host            start a table others can join
-  p2pwhist join HOST:PORT  sit down at someone's table
-  p2pwhist verify FILE     check a recorded game
-  p2pwhist show FILE       print a recorded game like a score sheet
+  p2pwhist play              play against the computer on this machine
+  p2pwhist host              start a table others can join
+  p2pwhist join HOST[:PORT]  sit down at someone's table
+  p2pwhist rules [GAME]      how to play a game (without GAME: the games)
+  p2pwhist verify FILE       check a recorded game
+  p2pwhist show FILE         print a recorded game like a score sheet
 
 Set P2PWHIST_HOME to keep identity, known peers and saved games somewhere else
 (default ~/.local/share/p2pwhist), e.g. to run several peers on one machine.
@@ -152,19 +154,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     host_ = commands.add_parser("host", help="start a table and wait for the other players",
                                 description="Listen for players, then play a match as seat 0. Prints the "
-                                "command the others should run.")
+                                "command the others should run at each address of this machine they might "
+                                "reach (LAN and VPN addresses, IPv4 and IPv6; loopback last, for this machine "
+                                "only), each with your key's fingerprint.")
     _game_arguments(host_, "seats at the table, yours included (default: the game's usual number)")
-    host_.add_argument("--port", type=int, default=7878, help="TCP port to listen on (default 7878; 0 picks a free one)")
-    host_.add_argument("--bind", help="address to listen on (default: every address of this machine)")
+    host_.add_argument("--port", type=int, default=DEFAULT_PORT,
+                       help=f"TCP port to listen on (default {DEFAULT_PORT}; 0 picks a free one)")
+    host_.add_argument("--bind", help="address to listen on (default: every address of this machine); "
+                       "the join command printed is then for this address only")
     length = host_.add_mutually_exclusive_group()
     length.add_argument("--hands", type=_positive_int, help="play this many hands (default 3)")
     length.add_argument("--minutes", type=_positive_int, help="start no new hand after this many minutes")
     _peer_arguments(host_)
 
-    join_ = commands.add_parser("join", help="join a table at HOST:PORT",
+    join_ = commands.add_parser("join", help="join a table at HOST[:PORT]",
                                 description="Connect to a host and play the seat it gives you.")
-    join_.add_argument("address", metavar="HOST:PORT", help="the host's address, as it printed it")
-    join_.add_argument("--expect", metavar="FINGERPRINT", help="refuse the host unless its key has this fingerprint")
+    join_.add_argument("address", metavar="HOST[:PORT]",
+                       help=f"the host's address, as it printed it: a name or IPv4 address, or an IPv6 address "
+                       f"in brackets ([2001:db8::1]), with :PORT unless the port is {DEFAULT_PORT}")
+    join_.add_argument("--expect", metavar="FINGERPRINT", help="refuse the host unless its key has this "
+                       "fingerprint; when it has, you are not asked whether to trust the host")
     _peer_arguments(join_)
 
     verify_ = commands.add_parser("verify", help="check a recorded game's transcript",
@@ -178,6 +187,11 @@ def build_parser() -> argparse.ArgumentParser:
                                description="Print each hand like a PBN record: tags, the deal, one line per trick, "
                                "the result; then the match table. The game is verified first.")
     show.add_argument("path", type=Path, metavar="FILE", help="a transcript (.p2pw) file")
+
+    rules = commands.add_parser("rules", help="how to play a game",
+                                description="Print a game's rules, written for players. Without GAME, list "
+                                "the games: their players and variants.")
+    rules.add_argument("game", nargs="?", metavar="GAME", help=f"the game: {', '.join(GAMES)}")
     return parser
 
 
@@ -187,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    commands = {"play": _play, "host": _host, "join": _join, "verify": _verify, "show": _show}
+    commands = {"play": _play, "host": _host, "join": _join, "rules": _rules, "verify": _verify, "show": _show}
     try:
         return commands[args.command](args)
     except BaseException as raised:  # noqa: BLE001 (sorted below; anything else propagates)
@@ -213,6 +227,46 @@ def _leaf(error: BaseException) -> BaseException:
         leaves = [e for e in error.exceptions if not isinstance(e, trio.Cancelled)]
         error = (leaves or list(error.exceptions))[0]
     return error
+
+
+# -- the games' rules -----------------------------------------------------------------------
+
+
+def _rules(args: argparse.Namespace) -> int:
+    if args.game is None:
+        print(_games_list())
+        return 0
+    entry = GAMES.get(args.game)
+    if entry is None:
+        raise ConfigError(f"there is no game {args.game!r}; the games are {', '.join(GAMES)}")
+    print(entry.text.rules.rstrip("\n"))
+    return 0
+
+
+def _games_list() -> str:
+    """The games, one a line: name, title, table sizes, variants; then how to read the rules."""
+    width = max(map(len, GAMES))
+    titles = max(len(entry.text.title) for entry in GAMES.values())
+    lines = ["The games:"]
+    for name, entry in GAMES.items():
+        line = f"  {name:<{width}}  {entry.text.title:<{titles}}  {_player_counts(entry.players)} players " \
+               f"(usually {entry.default_players})"
+        if "variant" in entry.options:
+            first, *others = entry.options["variant"]
+            line += f"; variants {', '.join([f'{first} (the default)', *others])}"
+        lines.append(line)
+    lines += ["", "p2pwhist rules GAME prints a game's rules, e.g. p2pwhist rules " + next(iter(GAMES)) + ";",
+              "play one with --game GAME (and --players N, --variant V)."]
+    return "\n".join(lines)
+
+
+def _player_counts(counts: tuple[int, ...]) -> str:
+    """2 to 6; 2 or 4; 2, 3 or 5."""
+    if len(counts) > 2 and list(counts) == list(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]} to {counts[-1]}"
+    if len(counts) == 1:
+        return str(counts[0])
+    return f"{', '.join(map(str, counts[:-1]))} or {counts[-1]}"
 
 
 # -- records -------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ def test_joining_a_port_nobody_listens_on(tmp_path):
 @pytest.mark.parametrize(
     "args, reason",
     [
-        (["join", "127.0.0.1"], "is not HOST:PORT"),
+        (["join", "127.0.0.1:99999"], "is not an address to join"),
         (["join", "127.0.0.1:7878", "--name", " bob"], "a name is"),
         (["host", "--identity", "garbage.pem"], "cannot read the identity key"),
         (["host", "--bind", "no.such.host.invalid"], "cannot listen on no.such.host.invalid"),
