@@ -51,6 +51,7 @@ from p2pwhist.signed import Kind, SignedMessage, fingerprint
 from p2pwhist.text import match_line
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
+from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
 from p2pwhist.ui.scoresheet import scoresheet
 from p2pwhist.verify import verify
 
@@ -133,6 +134,17 @@ def _peer_arguments(parser: argparse.ArgumentParser) -> None:
                         "created on first use)")
     parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT,
                         help=f"seconds to wait for another player before giving up (default {DEFAULT_TIMEOUT:g})")
+    _plain_argument(parser)
+
+
+def _plain_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plain", action="store_true", help="the line interface, not the full-screen table "
+                        "(which is the default for a person at a terminal)")
+
+
+def _full_screen(args: argparse.Namespace, person: bool) -> FullScreenPlayer | None:
+    """The full-screen table for a person at a real terminal, unless --plain."""
+    return FullScreenPlayer() if person and not args.plain and can_go_full_screen() else None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -151,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--local", action="store_true", help="play in this process, without the network "
                       "or the card-dealing protocol (fast; nothing to verify)")
     play.add_argument("--seed", type=int, help="with --local: repeat a particular game")
+    _plain_argument(play)
 
     host_ = commands.add_parser("host", help="start a table and wait for the other players",
                                 description="Listen for players, then play a match as seat 0. Prints the "
@@ -163,8 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
     host_.add_argument("--bind", help="address to listen on (default: every address of this machine); "
                        "the join command printed is then for this address only")
     length = host_.add_mutually_exclusive_group()
-    length.add_argument("--hands", type=_positive_int, help="play this many hands (default 3)")
-    length.add_argument("--minutes", type=_positive_int, help="start no new hand after this many minutes")
+    length.add_argument("--hands", type=_positive_int, help="play this many hands (games of Box)")
+    length.add_argument("--minutes", type=_positive_int, help="start no new hand after this many minutes "
+                        "(with neither: play on as long as everyone wishes; after each hand each person "
+                        "is asked, and the first 'no' ends the match)")
     _peer_arguments(host_)
 
     join_ = commands.add_parser("join", help="join a table at HOST[:PORT]",
@@ -309,7 +324,8 @@ class _Display:
 
     With ``watch``, a bot plays and the table is shown from its seat as the game goes."""
 
-    def __init__(self, bot: str | None, watch: bool = False) -> None:
+    def __init__(self, bot: str | None, watch: bool = False, full: FullScreenPlayer | None = None) -> None:
+        self.full = full  # the full-screen table, which then shows everything
         self.bot_name = bot
         self.bot = None  # made once the game is known: a joiner learns it from START
         self.watch = watch
@@ -318,9 +334,12 @@ class _Display:
         self._results = 0
 
     def agent(self) -> Agent:
+        if self.full is not None:
+            return Agent(self.full.choose, threaded=False, wish=self.full.another_hand)
         if self.bot_name is not None:
             return Agent(lambda view: self.bot.choose(view), threaded=False)  # type: ignore[union-attr]
-        return Agent(lambda view: self.ui.choose(view), threaded=True)  # type: ignore[union-attr]
+        return Agent(lambda view: self.ui.choose(view), threaded=True,  # type: ignore[union-attr]
+                     wish=lambda: self.ui.another_hand())  # type: ignore[union-attr]
 
     def on_event(self, session: Session, message: SignedMessage) -> None:
         if self.words is None:  # the first message of the game: START
@@ -330,14 +349,17 @@ class _Display:
                 if self.bot_name not in entry.bots:
                     raise ConfigError(f"{entry.name} has no {self.bot_name!r} bot (it has {', '.join(entry.bots)})")
                 self.bot = entry.bots[self.bot_name](random.Random())  # OS-seeded: the edge may be random
+        if self.full is not None:
+            self.full.on_event(session, message)
+            return
         if self.ui is None and (self.bot_name is None or self.watch):
             names = [p.name for p in session.table.players]
             if not self.watch:
                 names[session.seat] = "You"
             self.ui = TerminalPlayer(session.seat, self.words, sys.stdin, sys.stdout, names=names)
         match = session.match
-        if self.watch and message.kind is Kind.PLAY:
-            self.ui.follow(session.view())  # type: ignore[union-attr]
+        if self.ui is not None and message.kind is Kind.PLAY:  # show each trick or round as it ends
+            self.ui.follow(session.view())
         if match is not None and len(match.results) > self._results:
             self._results = len(match.results)
             result: HandResult = match.results[-1]
@@ -346,6 +368,10 @@ class _Display:
             else:
                 names = [p.name for p in session.table.players]
                 print(f"Hand {self._results}: {self.words.result_line(result, names)}", flush=True)
+
+    def run(self, main, *args):
+        """``trio.run(main, *args)``, with the full-screen table beside it if there is one."""
+        return trio.run(self.full.run, main, *args) if self.full is not None else trio.run(main, *args)
 
     def finish(self, record: GameRecord) -> None:
         names = [p.name for p in record.table.players]
@@ -401,20 +427,20 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
 
 def _host(args: argparse.Namespace) -> int:
     _, game = _game(args)
-    length = MatchLength(hands=args.hands or (None if args.minutes else 3), minutes=args.minutes)
-    display = _Display(args.bot)
+    length = MatchLength(hands=args.hands, minutes=args.minutes)  # neither: an open match
+    display = _Display(args.bot, full=_full_screen(args, args.bot is None))
     options = _options(args, display)
-    record = trio.run(host, options, HostOptions(game, length, args.port, args.bind))
+    record = display.run(host, options, HostOptions(game, length, args.port, args.bind))
     display.finish(record)
     return 0
 
 
 def _join(args: argparse.Namespace) -> int:
     address, port = parse_address(args.address)
-    display = _Display(args.bot)
+    display = _Display(args.bot, full=_full_screen(args, args.bot is None))
     options = _options(args, display)
     print(f"Your key fingerprint is {identity_fingerprint(options.key)}", flush=True)
-    record = trio.run(join, options, address, port, args.expect)
+    record = display.run(join, options, address, port, args.expect)
     display.finish(record)
     return 0
 
@@ -430,7 +456,7 @@ def _play(args: argparse.Namespace) -> int:
         raise ConfigError(f"{entry.name} has no {args.bot!r} bot (it has {', '.join(entry.bots)})")
     if args.local:
         return _play_local(args, entry, game)
-    display = _Display(args.bot if args.watch else None, watch=args.watch)
+    display = _Display(args.bot if args.watch else None, watch=args.watch, full=_full_screen(args, not args.watch))
     # No hosting instructions to print, and no known peers: the bots' keys are new every time.
     options = PeerOptions(name="Bot-0" if args.watch else "you", key=load_identity(None), agent=display.agent(),
                           transcript=None, timeout=PLAY_BOT_TIMEOUT, report=lambda line: None,
@@ -454,7 +480,7 @@ def _play(args: argparse.Namespace) -> int:
                     nursery.start_soon(_bot_process, command, env, f"Bot-{seat}")
         return records[0]
 
-    record = trio.run(run)
+    record = display.run(run)
     display.finish(record)
     return 0
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import array
 import contextlib
 import hashlib
+import inspect
 import ipaddress
 import os
 import secrets
@@ -173,16 +174,28 @@ def _os_words(error: Exception) -> str:
 
 
 class Agent:
-    """Who chooses our moves: a bot, or a person at the terminal."""
+    """Who chooses our moves, and whether to play another hand of an open match: a bot, or a
+    person at the terminal. ``wish`` None means always yes (a bot plays on as long as the
+    people at the table wish). Unthreaded, ``choose`` and ``wish`` may return awaitables,
+    awaited on the event loop (the full-screen table runs there)."""
 
-    def __init__(self, choose: Callable[[object], Play], threaded: bool) -> None:
+    def __init__(self, choose: Callable[[object], Play], threaded: bool,
+                 wish: Callable[[], bool] | None = None) -> None:
         self._choose = choose
         self._threaded = threaded
+        self._wish = wish
 
     async def choose(self, view: object) -> Play:
+        return await self._call(self._choose, view)
+
+    async def wish(self) -> bool:
+        return True if self._wish is None else await self._call(self._wish)
+
+    async def _call(self, function: Callable, *args: object):
         if self._threaded:  # a person typing: keep the event loop free meanwhile
-            return await trio.to_thread.run_sync(self._choose, view, abandon_on_cancel=True)
-        return self._choose(view)
+            return await trio.to_thread.run_sync(function, *args, abandon_on_cancel=True)
+        result = function(*args)
+        return await result if inspect.isawaitable(result) else result  # e.g. the full-screen table's
 
 
 @dataclass
@@ -305,6 +318,8 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
 async def _input_for(session: Session, need: Need, options: PeerOptions, started: float) -> object:
     if need is Need.MOVE:
         return await options.agent.choose(session.view())
+    if need is Need.WISH:
+        return await options.agent.wish()
     if need is Need.DECISION:  # the host's clock decides whether a timed match goes on
         minutes = session.table.length.minutes
         return minutes is not None and trio.current_time() - started >= minutes * 60

@@ -126,6 +126,7 @@ class Need(enum.Enum):
     SEND = "nothing: call produce()"
     MOVE = "our move"
     DECISION = "the host's decision: is the match's time up?"
+    WISH = "our wish: another hand of an open match?"
     DONE = "nothing: the match is over"
 
 
@@ -382,13 +383,7 @@ class Session:
             raise Convicted(deviation.seat, f"cheated in the cut: {deviation}")
         cut = [cut_deck.known_card(p) for p in range(n)]
         self.match = match = Match.after_cut(self.game, self.table.length, cut)  # type: ignore[arg-type]
-        while True:
-            message = yield _Turn(HOST, Kind.HAND, Need.DECISION, lambda up: NextHand(not match.is_over(bool(up))))
-            more = message.body.more  # type: ignore[union-attr]
-            if more and match.is_over(time_up=False) or not more and self.table.length.minutes is None and not match.is_over():
-                raise self._remote(message, "decided the match length against the agreed configuration")
-            if not more:
-                break
+        while (yield from self._another_hand(match)):
             yield from self._hand(match)
         self.outcome = Outcome(tuple(match.results), match.points, match.winner)
         summary = MatchSigned(match.points, match.winner)
@@ -396,6 +391,24 @@ class Session:
             message = yield _Turn(seat, Kind.FINAL, make=lambda _: summary)
             if message.body != summary:
                 raise self._remote(message, f"signs a different match result: {_summary(message.body)}")
+
+    def _another_hand(self, match: Match) -> Generator[_Turn, SignedMessage, bool]:
+        """Whether another hand is played (session.md §2). With a set number of hands or
+        minutes the host says so, as the configuration requires (its clock decides a timed
+        match). In an open match the host starts the first hand; before each later one every
+        seat in turn says whether it wishes to play on, and the first "no" ends the match."""
+        length = self.table.length
+        if length.open and match.hands and not match.is_over():
+            for seat in range(self.players):
+                message = yield _Turn(seat, Kind.HAND, Need.WISH, lambda wish: NextHand(bool(wish)))
+                if not message.body.more:  # type: ignore[union-attr]
+                    return False
+            return True
+        message = yield _Turn(HOST, Kind.HAND, Need.DECISION, lambda up: NextHand(not match.is_over(bool(up))))
+        more = message.body.more  # type: ignore[union-attr]
+        if more and match.is_over(time_up=False) or not more and length.minutes is None and not match.is_over():
+            raise self._remote(message, "decided the match length against the agreed configuration")
+        return more
 
     def _shuffle(self, number: int, cards) -> Generator[_Turn, SignedMessage, Deck]:
         """Commitments, shuffle passes and lock passes, each seat in order. Starts a new

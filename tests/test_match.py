@@ -8,7 +8,7 @@ from helpers import cards, make_deck
 from p2pwhist.bots import RandomBot
 from p2pwhist.games.base import ConfigError, HandResult
 from p2pwhist.games.boxwhist import BoxWhist
-from p2pwhist.games.match import Match, MatchLength
+from p2pwhist.games.match import MAX_HANDS, Match, MatchLength
 from p2pwhist.local import play_match
 
 
@@ -60,10 +60,23 @@ def test_hands_must_be_recorded_in_order():
         match.start_hand(make_deck(BoxWhist(2), 1))
 
 
-@pytest.mark.parametrize("length", [dict(), dict(hands=0), dict(minutes=-1), dict(hands=True), dict(hands=10**6)])
+@pytest.mark.parametrize("length", [dict(hands=0), dict(minutes=-1), dict(hands=True), dict(hands=10**6)])
 def test_match_length_is_validated(length):
     with pytest.raises(ConfigError):
         MatchLength(**length)
+
+
+def test_an_open_match_has_no_set_end_but_the_cap():
+    length = MatchLength()
+    assert length.open and MatchLength.from_wire(length.to_wire()) == length
+    match = Match(BoxWhist(2), length, 0)
+    for _ in range(3):
+        match.start_hand(make_deck(BoxWhist(2), match.next_dealer))
+        finish(match, 0)
+    assert not match.is_over() and match.is_over(time_up=True)
+    match.hands += [match.hands[-1]] * (MAX_HANDS - 3)
+    match.results += [match.results[-1]] * (MAX_HANDS - 3)
+    assert match.is_over()
 
 
 def test_match_length_wire_round_trip():

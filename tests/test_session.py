@@ -241,3 +241,42 @@ def test_a_timed_match_ends_when_the_host_says_time_is_up():
             if other is not actor:
                 other.receive(message.raw, actor.seat)
     assert {len(s.outcome.hands) for s in sessions} == {2}
+
+
+def _play_open_match(players: int, wishes: dict[tuple[int, int], bool], seed: int) -> list:
+    """An open match: ``wishes[(hands played, seat)]`` is that seat's answer to "another
+    hand?" (yes when not given). Returns the sessions and the HAND messages signed."""
+    sessions = open_table(BoxWhist(players), MatchLength(), random.Random(seed))
+    bots = [RandomBot(random.Random(seat)) for seat in range(players)]
+    asked = []
+    while not all(s.need is Need.DONE for s in sessions):
+        actor = next(s for s in sessions if s.need not in (Need.PEER, Need.DONE))
+        if actor.need is Need.MOVE:
+            value = bots[actor.seat].choose(actor.view())
+        elif actor.need is Need.WISH:
+            asked.append((len(actor.match.results), actor.seat))
+            value = wishes.get((len(actor.match.results), actor.seat), True)
+        else:
+            value = False  # the host's clock: an open match has none
+        message = actor.produce(value)
+        for other in sessions:
+            if other is not actor:
+                other.receive(message.raw, actor.seat)
+    return sessions, asked
+
+
+def test_an_open_match_goes_on_while_everyone_wishes_and_the_first_no_ends_it():
+    sessions, asked = _play_open_match(3, {(2, 1): False}, seed=14)
+    assert {len(s.outcome.hands) for s in sessions} == {2}
+    # nobody is asked before the first hand; after each hand, each seat in turn until a "no"
+    assert asked == [(1, 0), (1, 1), (1, 2), (2, 0), (2, 1)]
+    assert len({tuple(m.raw for m in s.log) for s in sessions}) == 1
+
+
+def test_in_an_open_match_the_host_may_not_refuse_the_first_hand():
+    sessions = open_table(BoxWhist(2), MatchLength(), random.Random(15))
+    message, host = until_message(sessions, Kind.HAND, NextHand(True))
+    forged = forge(host, NextHand(False), seq=message.seq, prev=message.prev)
+    with pytest.raises(RemoteError) as error:
+        sessions[1].receive(forged.raw, via=0)
+    assert error.value.seat == 0 and "match length" in error.value.reason

@@ -421,3 +421,45 @@ def test_watch_on_an_ascii_terminal() -> None:
     out = run.stdout.decode("ascii")
     _check_winner_line(out)
     assert not any(symbol in out for symbol in SYMBOLS)
+
+
+# -- asking the person -------------------------------------------------------------------------
+
+
+def test_another_hand_is_asked_until_answered_and_enter_means_yes() -> None:
+    output = io.StringIO()
+    player = TerminalPlayer(0, WORDS, io.StringIO("maybe\nN\n\nyes\n"), output, color=False)
+    assert player.another_hand() is False
+    assert player.another_hand() is True and player.another_hand() is True
+    assert output.getvalue().count("Another hand? [Y/n] ") == 4
+    with pytest.raises(InputClosed):
+        player.another_hand()
+
+
+def test_a_single_legal_move_is_played_with_enter() -> None:
+    for seed in range(50):
+        hand, rng = _hand(2, seed), random.Random(seed)
+        while not hand.is_over and len(hand.legal_moves()) != 1:
+            hand.apply(rng.choice(hand.legal_moves()))
+        if not hand.is_over:
+            break
+    view = hand.view(hand.current_seat)
+    output = io.StringIO()
+    player = TerminalPlayer(view.seat, WORDS, io.StringIO("\n"), output, color=False)
+    assert player.choose(view) == view.legal_moves[0]
+    assert f"Your only play is {view.describe_move(view.legal_moves[0])}: press Enter" in output.getvalue()
+
+
+def test_lines_typed_before_the_prompt_are_not_played() -> None:
+    """A terminal's typed-ahead input is discarded when the prompt appears (pty: a real tty)."""
+    import pty
+
+    from p2pwhist.ui.terminal import _discard_typed_ahead
+
+    master, slave = pty.openpty()
+    with os.fdopen(slave, "r") as infile:
+        os.write(master, b"QS\n")  # typed while another seat was to play
+        _discard_typed_ahead(infile)
+        os.write(master, b"box 2\n")
+        assert infile.readline().strip() == "box 2"
+    os.close(master)

@@ -191,6 +191,21 @@ def audit(game: Game, dealer: int, previous: Sequence[HandState], cards: Sequenc
     return hand
 
 
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One card the seat holds, as a full-screen hand pane lays it out: selectable, coloured by
+    suit, highlighted when ``legal``. ``group`` is the row it sits in, as headed on screen
+    ("Hand", "Box", "Extra pile"); ``card`` is None for a card the seat may not look at (a
+    closed box card), shown by ``label`` ("box 2"). ``typed`` is how a person types it."""
+
+    move: Play
+    card: Card | None
+    label: str
+    typed: str
+    group: str
+    legal: bool
+
+
 class GameText(Protocol):
     """How a game reads to people: every screen and record line that depends on its rules. A
     player's screens read its ``View`` only, so they cannot show a card it may not see; the
@@ -224,6 +239,11 @@ class GameText(Protocol):
     def move(self, hand: HandState, seat: int, move: Play, names: Sequence[str], style: Style) -> str: ...  # spectator
 
     def record(self, hand: HandState, result: HandResult, names: Sequence[str]) -> list[str]: ...  # score sheet
+
+    # For a full-screen interface, which lays out what the strings above only describe.
+    def cells(self, view: View) -> list[Cell]: ...  # the seat's cards, in the order the hand pane shows them
+
+    def notices(self, view: View) -> list[str]: ...  # standing facts worth an alert once ("Your box is open")
 
 
 BotFactory = Callable[[random.Random], Any]  # a bot (``p2pwhist.bots.Bot``) from its randomness

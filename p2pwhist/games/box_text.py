@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from p2pwhist.bots import RandomBot
 from p2pwhist.bots.box_heuristic import BoxHeuristicBot
 from p2pwhist.cards import Card, Rank, format_cards
-from p2pwhist.games.base import GameEntry, HandResult, IllegalMove, Play
+from p2pwhist.games.base import PLAYS, Cell, GameEntry, HandResult, IllegalMove, Play
 from p2pwhist.games.box import (
     BOX_SIZE,
     DEFAULT_PLAYERS,
@@ -408,6 +408,27 @@ class BoxText:
 
     def result_line(self, result: HandResult, names: Sequence[str]) -> str:
         return f"box cards left {tally(names, result.scores)}; {_verdict(result, names)}"
+
+    def cells(self, view: BoxView) -> list[Cell]:
+        """The hand high to low, the box slot by slot (a closed slot shows no card), and the
+        extra pile (pagat), whose cards are put into the box when asked."""
+        legal = {move.position for move in view.legal_moves}
+        by_card = {card: p for p, card in view.hand.items()}
+        cells = [Cell(PLAYS[by_card[card]], card, str(card), card.ascii, "Hand", by_card[card] in legal)
+                 for card in by_rank(by_card)]
+        cells += [Cell(PLAYS[p], card, f"box {slot}", f"box {slot}", "Box", p in legal) for slot, p, card in view.box]
+        extras = {view.known[p]: p for p in view.extras[view.seat]}
+        cells += [Cell(PLAYS[extras[card]], card, str(card), card.ascii, "Extra pile", extras[card] in legal)
+                  for card in by_rank(extras)]
+        return cells
+
+    def notices(self, view: BoxView) -> list[str]:
+        """Taking from the box because the hand is empty; being out (pagat)."""
+        if view.seat in view.out:
+            return ["Your box is empty: you are out of the game."]
+        if not view.hand and view.phase is not Phase.OVER and view.box:
+            return ["Your hand is empty: you take from your box."]
+        return []
 
     def deal(self, hand: BoxHand, names: Sequence[str], style: Style, hand_no: int) -> str:
         """The game as dealt: every seat's hand and box, slot by slot (for a spectator of bots only)."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from p2pwhist.bots import RandomBot
 from p2pwhist.bots.heuristic import HeuristicBot
 from p2pwhist.cards import Card, Suit, format_cards, sort_for_display
-from p2pwhist.games.base import GameEntry, HandResult, IllegalMove, Play
+from p2pwhist.games.base import PLAYS, Cell, GameEntry, HandResult, IllegalMove, Play
 from p2pwhist.games.boxwhist import (
     DEAL_SIZES,
     TRICKS_PER_HAND,
@@ -128,7 +128,7 @@ class BoxWhistText:
               points: Sequence[int] | None = None) -> str:
         """Everything ``view.seat`` may know of the table, as it is asked to play."""
         me, n = view.seat, view.players
-        title = f"Trick {len(view.tricks) + 1} of {TRICKS_PER_HAND[n]}"
+        title = "the hand is over" if view.turn is None else f"Trick {len(view.tricks) + 1} of {TRICKS_PER_HAND[n]}"
         lines = [style.bold(f"-- {f'Hand {hand_no}, ' if hand_no else ''}{title} --")]
         lines.append(row("Trumps", f"{trumps(view.trump, style)}; {says(names[view.dealer], 'deals')}"))
         if view.exposed is None:
@@ -200,6 +200,24 @@ class BoxWhistText:
     def result_line(self, result: HandResult, names: Sequence[str]) -> str:
         winner = _winner(result)
         return f"tricks {tally(names, result.scores)}; {'drawn' if winner is None else f'won by {names[winner]}'}"
+
+    def cells(self, view: BoxWhistView) -> list[Cell]:
+        """The hand sorted by suit, then the box slot by slot (a closed slot shows no card)."""
+        legal = {move.position for move in view.legal_moves}
+        by_card = {card: p for p, card in view.hand.items()}
+        cells = [Cell(PLAYS[by_card[card]], card, str(card), card.ascii, "Hand", by_card[card] in legal)
+                 for card in sort_for_display(by_card)]
+        cells += [Cell(PLAYS[p], card, f"box {slot}", f"box {slot}", "Box", p in legal) for slot, p, card in view.box]
+        return cells
+
+    def notices(self, view: BoxWhistView) -> list[str]:
+        """Your box opening (rule: once you win a trick), and playing it blind."""
+        notices = []
+        if view.box and view.may_look[view.seat]:
+            notices.append("Your box is open: you won a trick, so you may look at your box and play from it.")
+        elif view.box and not view.hand:
+            notices.append("Your hand is empty and your box is still closed: you play your box blind.")
+        return notices
 
     def deal(self, hand: BoxWhistHand, names: Sequence[str], style: Style, hand_no: int) -> str:
         """The hand as dealt: every seat's hand and box (for a spectator of bots only)."""

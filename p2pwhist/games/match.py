@@ -24,14 +24,18 @@ MAX_MINUTES = 24 * 60
 
 @dataclass(frozen=True)
 class MatchLength:
-    """When a match ends: after ``hands`` hands, or after ``minutes``, whichever comes first."""
+    """When a match ends: after ``hands`` hands, or after ``minutes``, whichever comes first;
+    with neither, it is *open*: it goes on "as long as both players wish" (Box Whist's seed),
+    until a player says no after a hand (the session asks each in turn), or ``MAX_HANDS``."""
 
     hands: int | None = None
     minutes: int | None = None
 
+    @property
+    def open(self) -> bool:
+        return self.hands is None and self.minutes is None
+
     def __post_init__(self) -> None:
-        if self.hands is None and self.minutes is None:
-            raise ConfigError("a match needs a number of hands or of minutes")
         for name, value, cap in (("hands", self.hands, MAX_HANDS), ("minutes", self.minutes, MAX_MINUTES)):
             if value is not None and (type(value) is not int or not 1 <= value <= cap):
                 raise ConfigError(f"{name} must be a whole number in 1..{cap}, not {describe(value)}")
@@ -65,7 +69,8 @@ class Match:
     def is_over(self, time_up: bool = False) -> bool:
         if len(self.results) < len(self.hands):
             return False  # a hand is in progress
-        return time_up or (self.length.hands is not None and len(self.hands) >= self.length.hands)
+        hands = self.length.hands or MAX_HANDS
+        return time_up or len(self.hands) >= min(hands, MAX_HANDS)
 
     def start_hand(self, cards: Sequence[Card | None] | None = None, **options: Any) -> HandState:
         if len(self.results) < len(self.hands):

@@ -9,6 +9,7 @@ elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Mapping, Sequence, TextIO
 
@@ -121,10 +122,17 @@ class TerminalPlayer:
         names = self.screen.names(view.players)
         self._catch_up(view, names)
         self.screen.say(words.table(view, names, style, self.hand_no, self.screen.points))
+        moves = view.legal_moves
+        only = moves[0] if len(moves) == 1 else None
+        if only is not None:
+            self.screen.say(f"Your only play is {view.describe_move(only)}: press Enter to play it.")
+        _discard_typed_ahead(self.infile)
         while True:
             line = self._read_line()
             command = line.lower()
             if not line:
+                if only is not None:
+                    return only
                 continue
             elif command == "?":
                 self.screen.say(words.legal(view, style))
@@ -144,6 +152,20 @@ class TerminalPlayer:
                 if refused is None:
                     return move
                 self.screen.say(words.refusal(refused))
+
+    def another_hand(self) -> bool:
+        """Ask whether to play another hand of an open match; Enter means yes."""
+        _discard_typed_ahead(self.infile)
+        while True:
+            self.screen.say("Another hand? [Y/n] ", end="")
+            line = self.infile.readline()
+            if not line:
+                raise InputClosed("input closed (end of file): you left the game")
+            answer = line.strip().lower()
+            if answer in ("", "y", "yes"):
+                return True
+            if answer in ("n", "no"):
+                return False
 
     def follow(self, view: View) -> None:
         """Show what happened since last shown, without asking for a move: a networked
@@ -179,6 +201,19 @@ class TerminalPlayer:
         if not line:
             raise InputClosed("input closed (end of file): you left the game")
         return line.strip()
+
+
+def _discard_typed_ahead(infile: TextIO) -> None:
+    """Forget what a person typed while it was not their turn, so that it is not played as
+    their move: the terminal's input queue is flushed (a file or a pipe is left alone)."""
+    isatty = getattr(infile, "isatty", None)
+    if isatty is not None and isatty():
+        try:
+            import termios  # POSIX terminals only
+        except ImportError:
+            return
+        with contextlib.suppress(OSError, ValueError, termios.error):
+            termios.tcflush(infile.fileno(), termios.TCIFLUSH)
 
 
 class Watcher:
