@@ -410,7 +410,7 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
             raise ConfigError(f"{saved} already exists: a secrets file is never reused (whoever made it "
                               "could read your cards; remove it if it is yours)")
     key = load_identity(args.identity)
-    name = check_name(args.name or os.environ.get("USER") or os.environ.get("USERNAME") or "player")
+    name = _person_name(args.name)
     known = KnownPeers.default()
     return PeerOptions(
         name=name,
@@ -458,31 +458,44 @@ def _play(args: argparse.Namespace) -> int:
         return _play_local(args, entry, game)
     display = _Display(args.bot if args.watch else None, watch=args.watch, full=_full_screen(args, not args.watch))
     # No hosting instructions to print, and no known peers: the bots' keys are new every time.
-    options = PeerOptions(name="Bot-0" if args.watch else "you", key=load_identity(None), agent=display.agent(),
-                          transcript=None, timeout=PLAY_BOT_TIMEOUT, report=lambda line: None,
-                          on_event=display.on_event)
+    # A person plays under their own name; a bot is named by its kind and seat.
+    options = PeerOptions(name=_bot_name(args.bot, 0) if args.watch else _person_name(None),
+                          key=load_identity(None), agent=display.agent(), transcript=None,
+                          timeout=PLAY_BOT_TIMEOUT, report=lambda line: None, on_event=display.on_event)
 
     async def run() -> GameRecord:
         records: list[GameRecord] = []
+        seated = [trio.Event() for _ in range(game.players)]  # seated[k]: k joiners are seated
 
         async def host_task(task_status=trio.TASK_STATUS_IGNORED) -> None:
-            table = HostOptions(game, MatchLength(hands=args.hands), 0, "127.0.0.1")
+            table = HostOptions(game, MatchLength(hands=args.hands), 0, "127.0.0.1",
+                                seated=lambda count: seated[count].set())
             records.append(await host(options, table, task_status=task_status))
 
         with tempfile.TemporaryDirectory(prefix="p2pwhist-bots-") as homes:
             async with trio.open_nursery() as nursery:
                 port = await nursery.start(host_task)
-                for seat in range(1, game.players):
-                    home = Path(homes) / f"bot{seat}"
+                for seat in range(1, game.players):  # one at a time, so that each sits where it is named
+                    name = _bot_name(args.bot, seat)
                     command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", args.bot,
-                               "--name", f"Bot-{seat}", "--timeout", str(PLAY_BOT_TIMEOUT)]
-                    env = {**os.environ, "P2PWHIST_HOME": str(home)}
-                    nursery.start_soon(_bot_process, command, env, f"Bot-{seat}")
+                               "--name", name, "--timeout", str(PLAY_BOT_TIMEOUT)]
+                    env = {**os.environ, "P2PWHIST_HOME": str(Path(homes) / f"bot{seat}")}
+                    nursery.start_soon(_bot_process, command, env, name)
+                    await seated[seat].wait()
         return records[0]
 
     record = display.run(run)
     display.finish(record)
     return 0
+
+
+def _person_name(given: str | None) -> str:
+    """The name a person plays under: ``--name``, else their login name."""
+    return check_name(given or os.environ.get("USER") or os.environ.get("USERNAME") or "player")
+
+
+def _bot_name(kind: str, seat: int) -> str:
+    return f"{kind}-{seat}"
 
 
 async def _bot_process(command: list[str], env: dict[str, str], name: str) -> None:

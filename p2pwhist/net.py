@@ -433,6 +433,7 @@ class HostOptions:
     length: MatchLength
     port: int = 0
     bind: str | None = None
+    seated: Callable[[int], None] | None = None  # told the number of joiners seated, as it changes
 
 
 @dataclass(eq=False)
@@ -455,8 +456,9 @@ class _Lobby:
     joiner's prompt answer to it. (trio: a cancelled receive loses no bytes, so a frame a
     watcher read in full was sent before START existed.)"""
 
-    def __init__(self, options: PeerOptions, seats: int) -> None:
+    def __init__(self, options: PeerOptions, seats: int, seated: Callable[[int], None] | None = None) -> None:
         self.options = options
+        self.seated = seated
         self.seats = seats  # the joiners wanted
         self.joiners: list[_Joiner] = []
         self.final = False  # START is going out: nobody else sits down
@@ -516,6 +518,8 @@ class _Lobby:
         self.options.report(f"{player.name} joined (key {fingerprint(player.key)}); "
                             f"{len(self.joiners) + 1}/{self.seats + 1} seated")
         self._seated.set()
+        if self.seated is not None:
+            self.seated(len(self.joiners))
         return joiner
 
     def admit(self, address: str) -> str | None:
@@ -571,7 +575,7 @@ async def host(options: PeerOptions, table_options: HostOptions,
     for command in commands:
         options.report(f"  {command}")
     task_status.started(port)
-    lobby = _Lobby(options, players - 1)
+    lobby = _Lobby(options, players - 1, table_options.seated)
     async with trio.open_nursery() as nursery:
         for listener in listeners:
             nursery.start_soon(trio.serve_listeners, lambda s: _greet(s, options, lobby), [listener])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from netutil import Peers
 
@@ -37,12 +39,13 @@ def test_a_match_between_processes_ends_alike_on_every_peer(tmp_path, players):
     assert Kind.PLAY in {m.kind for m in messages}
 
 
-def test_play_watch_runs_bots_as_networked_peers(tmp_path):
+def test_play_watch_runs_bots_as_networked_peers_named_by_kind_and_seat(tmp_path):
     with Peers(tmp_path) as peers:
-        done = peers.start("watcher", "play", "--watch", "--hands", "1", "--bot", "random").finish()
+        done = peers.start("watcher", "play", "--watch", "--hands", "1", "--bot", "random", "--players", "4",
+                           "--game", "box", "--plain").finish()
     assert done.code == 0, done.err
-    assert "Match over" in done.out
     assert "Traceback" not in done.err
+    assert re.search(r"^Match over\. Points: random-0 \d, random-1 \d, random-2 \d, random-3 \d;", done.out, re.M)
 
 
 def test_a_joiner_expecting_another_host_key_leaves_in_one_line(tmp_path):
