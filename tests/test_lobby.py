@@ -27,9 +27,9 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from netutil import DEADLINE, POLL, FakePeer, Host, Peers, seat_at
 
-from p2pwhist.games.registry import GAMES
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
+from p2pwhist.games.registry import GAMES
 from p2pwhist.net import Agent, HostOptions, Link, NetError, PeerOptions, host
 from p2pwhist.session import HOST
 from p2pwhist.signed import Kind, parse

@@ -13,14 +13,14 @@ from typing import Callable
 
 import pytest
 
+from p2pwhist import text
 from p2pwhist.bots import RandomBot
 from p2pwhist.cards import Card, Suit
 from p2pwhist.games.base import HandResult, Play
 from p2pwhist.games.boxwhist import TRICKS_PER_HAND, BoxWhist, BoxWhistHand, BoxWhistView, Revoke
 from p2pwhist.games.match import Match, MatchLength
-from p2pwhist.local import play_hand, play_match, shuffled_deck
-from p2pwhist import text
 from p2pwhist.games.registry import GAMES
+from p2pwhist.local import play_hand, play_match, shuffled_deck
 from p2pwhist.text import Style
 from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 from p2pwhist.ui.terminal import style_for, wants_color
