@@ -177,6 +177,22 @@ class Game(Protocol):
     def from_wire(obj: object) -> Game: ...
 
 
+def lowest_cut(players: int, cut: Sequence[Card]) -> int:
+    """The seat whose cut card is lowest, the ace counting low and equal ranks ordered by suit,
+    hearts lowest (the laws of whist): how both games choose the first dealer."""
+    if len(cut) != players or len(set(cut)) != players:
+        raise EngineMisuse(f"the cut needs {players} different cards, got {list(cut)}")
+    return min(range(players), key=lambda seat: Card(cut[seat]).cut_order)
+
+
+def learn_card(cards: list[Card | None], position: int, card: Card) -> None:
+    """Record a card the deck protocol revealed at ``position`` of a hand's ``cards``."""
+    known = cards[position]
+    if known is not None and known != card:
+        raise EngineMisuse(f"position {position} is already known as {known}, not {card}")
+    cards[position] = Card(card)
+
+
 def audit(game: Game, dealer: int, previous: Sequence[HandState], cards: Sequence[Card],
           moves: Sequence[Play]) -> HandState:
     """A finished hand replayed with every card known, which records each breach of a rule

@@ -56,6 +56,8 @@ from p2pwhist.games.base import (
     HonourPolicy,
     IllegalMove,
     Play,
+    learn_card,
+    lowest_cut,
 )
 from p2pwhist.wire import describe
 
@@ -162,9 +164,7 @@ class Box:
     def first_dealer(self, cut: Sequence[Card]) -> int:
         """Rule 2: by lot, as in Box Whist: the lowest cut deals, ace low; equal ranks by suit,
         hearts lowest."""
-        if len(cut) != self.players or len(set(cut)) != self.players:
-            raise EngineMisuse(f"the cut needs {self.players} different cards, got {list(cut)}")
-        return min(range(self.players), key=lambda seat: Card(cut[seat]).cut_order)
+        return lowest_cut(self.players, cut)
 
     def new_hand(
         self,
@@ -551,11 +551,7 @@ class BoxHand:
         return frozenset(self.public | self.seen[seat])
 
     def learn(self, position: int, card: Card) -> None:
-        """Record a card revealed by the deck protocol."""
-        known = self.cards[position]
-        if known is not None and known != card:
-            raise EngineMisuse(f"position {position} is already known as {known}, not {card}")
-        self.cards[position] = Card(card)
+        learn_card(self.cards, position, card)
 
     def view(self, seat: int) -> BoxView:
         return BoxView.of(self, seat)

@@ -34,6 +34,8 @@ from p2pwhist.games.base import (
     IllegalMove,
     Play,
     best_score,
+    learn_card,
+    lowest_cut,
 )
 from p2pwhist.wire import describe
 
@@ -127,9 +129,7 @@ class BoxWhist:
 
     def first_dealer(self, cut: Sequence[Card]) -> int:
         """Rule 3: the lowest cut deals, ace low; equal ranks by suit, hearts lowest."""
-        if len(cut) != self.players or len(set(cut)) != self.players:
-            raise EngineMisuse(f"the cut needs {self.players} different cards, got {list(cut)}")
-        return min(range(self.players), key=lambda seat: Card(cut[seat]).cut_order)
+        return lowest_cut(self.players, cut)
 
     def trump_after(self, trump: Suit | None) -> Suit | None:
         """Rule 4: the next hand's trump in the sequence."""
@@ -414,11 +414,7 @@ class BoxWhistHand:
         return frozenset(known)
 
     def learn(self, position: int, card: Card) -> None:
-        """Record a card revealed by the deck protocol."""
-        known = self.cards[position]
-        if known is not None and known != card:
-            raise EngineMisuse(f"position {position} is already known as {known}, not {card}")
-        self.cards[position] = Card(card)
+        learn_card(self.cards, position, card)
 
     def view(self, seat: int) -> BoxWhistView:
         return BoxWhistView(self, seat)
