@@ -47,11 +47,23 @@ def unpack(payload: bytes) -> Any:
     if len(payload) > MAX_FRAME:
         raise WireError(f"payload of {len(payload)} bytes exceeds the {MAX_FRAME}-byte limit")
     try:
-        value = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True, **_LIMITS)
+        value = msgpack.unpackb(payload, raw=False, strict_map_key=True, use_list=True,
+                                object_pairs_hook=_map_without_repeats, **_LIMITS)
+    except WireError:
+        raise
     except Exception as error:  # msgpack raises several unrelated types for bad input
         detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
         raise WireError(f"malformed msgpack ({detail})"[:200]) from None
     _check_depth(value)
+    return value
+
+
+def _map_without_repeats(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A map, refused if a key repeats: msgpack would keep the last value, so one payload
+    could mean one thing to us and another to a decoder that keeps the first."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise WireError("a map repeats a key")
     return value
 
 

@@ -36,7 +36,7 @@ def test_an_oversized_frame_is_refused_from_its_header():
 @pytest.mark.parametrize(
     "payload",
     [b"\xc1", pack(1) + b"x", pack("x" * 2000), pack(list(range(300))), pack({str(i): i for i in range(40)}),
-     b"\xd4\x01\x00", b"\x81\x01\x02", b"\xdd\xff\xff\xff\xff"],
+     b"\xd4\x01\x00", b"\x81\x01\x02", b"\xdd\xff\xff\xff\xff", b"\x82\xa1a\x01\xa1a\x02"],
 )
 def test_malformed_or_unbounded_msgpack_is_a_wire_error(payload):
     with pytest.raises(WireError):
