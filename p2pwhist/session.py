@@ -351,7 +351,7 @@ class Session:
         except (RemoteError, LocalError) as error:
             raise self._fail(error) from None
         except RemoteDeckError as error:
-            raise self._fail(RemoteError(error.seat, str(error), message.seq)) from None
+            raise self._fail(RemoteError(error.seat, error.detail, message.seq)) from None
         except (EngineMisuse, LocalDeckError) as error:  # a bug of ours: end cleanly all the same
             raise self._fail(LocalError(f"internal error at message {message.seq}: {error}")) from None
 

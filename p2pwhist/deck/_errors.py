@@ -56,7 +56,8 @@ class RemoteDeckError(DeckError):
 
     def __init__(self, seat: int, step: Step, reason: str, position: int | None = None) -> None:
         where = "" if position is None else f" at position {position}"
-        super().__init__(f"seat {seat}, {step.value}{where}: {reason}")
+        self.detail = f"{step.value}{where}: {reason}"  # what went wrong, without whose fault
+        super().__init__(f"seat {seat}, {self.detail}")
         self.seat = seat
         self.step = step
         self.reason = reason
