@@ -129,18 +129,37 @@ class Hello:
     """A joiner's first frame: ``{"hello": {"version", "name", "key"}}`` (wire.md §2). Any
     version decodes, so that the host can say which one it speaks."""
 
+    LABEL: ClassVar[str] = "hello"
     version: int
     name: str
     key: bytes
 
     def to_wire(self) -> dict[str, Any]:
-        return {"hello": {"version": self.version, "name": self.name, "key": self.key}}
+        return {self.LABEL: {"version": self.version, "name": self.name, "key": self.key}}
 
-    @staticmethod
-    def from_wire(obj: Any) -> Hello:
-        body = _map(_map(obj, {"hello"}, "a HELLO")["hello"], {"version", "name", "key"}, "a HELLO")
+    @classmethod
+    def from_wire(cls, obj: Any) -> Hello:
+        what = f"a {cls.LABEL.upper()}"
+        body = _map(_map(obj, {cls.LABEL}, what)[cls.LABEL], {"version", "name", "key"}, what)
         version = _int(body["version"], 0, 2**32 - 1, "a protocol version")
-        return Hello(version, _configured(lambda: check_name(body["name"])), _key(body["key"], "a public key"))
+        return cls(version, _configured(lambda: check_name(body["name"])), _key(body["key"], "a public key"))
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome(Hello):
+    """The host's answer to a HELLO it would seat: ``{"welcome": {"version", "name", "key"}}``,
+    the host's own identity, so that the joiner can check it before it sits down (wire.md §2)."""
+
+    LABEL: ClassVar[str] = "welcome"
+
+
+READY = {"ready": True}  # the joiner's answer to WELCOME: it trusts the host and sits down
+
+
+def check_ready(obj: Any) -> None:
+    """A joiner's READY, or ``BodyError``."""
+    if _map(obj, {"ready"}, "a READY")["ready"] is not True:
+        raise BodyError("a READY says true")
 
 
 # -- START -----------------------------------------------------------------------------------

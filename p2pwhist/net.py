@@ -33,7 +33,7 @@ from typing import Awaitable, Callable
 
 import trio
 
-from p2pwhist.bodies import PROTOCOL_VERSION, Hello, Player, Table
+from p2pwhist.bodies import PROTOCOL_VERSION, READY, Hello, Player, Table, Welcome, check_ready
 from p2pwhist.games.base import ConfigError, Game, Play
 from p2pwhist.games.match import MatchLength
 from p2pwhist.home import (
@@ -71,6 +71,8 @@ from p2pwhist.wire import LENGTH, MAX_FRAME, FrameBuffer, WireError, frame, pack
 # p2pwhist peer.
 HANDSHAKE_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
+# A joiner answers WELCOME once it has checked the host's key, which may mean asking its person.
+READY_TIMEOUT = 120.0
 # Humans think: the default wait for a peer's next message is generous; bots answer in
 # milliseconds, so tests and benchmarks set it lower with --timeout.
 DEFAULT_TIMEOUT = 300.0
@@ -660,6 +662,15 @@ async def _handshake(link: Link, options: PeerOptions, lobby: _Lobby) -> _Joiner
         link.name = player.name
         lobby.check(player)
         await _check_trust(options, player.name, player.key)
+        # Our identity, for the joiner to check before it sits down: one that refuses us
+        # leaves now, and never holds up or ends the table.
+        await link.send(pack(Welcome(PROTOCOL_VERSION, options.name, public_bytes(options.key.public_key())).to_wire()))
+        with trio.fail_after(READY_TIMEOUT):
+            ready = await link.receive()
+        try:
+            check_ready(unpack(ready))
+        except WireError as error:
+            raise ConfigError(f"not a p2pwhist READY: {error}") from None
         return lobby.seat(link, player)
     except ChangedKey as changed:
         # The host's user, asked, did not trust a new key under a name they knew with another
@@ -677,7 +688,8 @@ async def _handshake(link: Link, options: PeerOptions, lobby: _Lobby) -> _Joiner
         await link.close()
         return
     except trio.TooSlowError:
-        options.report(f"Dropped {link.name}: no HELLO within {HANDSHAKE_TIMEOUT:g} s")
+        options.report(f"Dropped {link.name}: no HELLO within {HANDSHAKE_TIMEOUT:g} s, "
+                       f"or no READY within {READY_TIMEOUT:g} s")
         await link.close()
         return
 
@@ -915,19 +927,27 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
         raise NetError(f"cannot reach the host {address}:{port}: {_os_words(error)}") from None
     link = Link(stream, f"the host {address}:{port}", HOST)
     try:
-        await link.send(pack({"hello": {"version": PROTOCOL_VERSION, "name": options.name,
-                                        "key": public_bytes(key.public_key())}}))
+        await link.send(pack(Hello(PROTOCOL_VERSION, options.name, public_bytes(key.public_key())).to_wire()))
+        with trio.fail_after(HANDSHAKE_TIMEOUT):
+            welcome = _read_welcome(await link.receive(), link)
+        link.name = f"{welcome.name} (the host)"
+        try:  # before we sit down: a host we refuse loses no seat and its table waits on
+            if expect is not None and not same_fingerprint(expect, fingerprint(welcome.key)):
+                raise ConfigError(f"the host's key is {fingerprint(welcome.key)}, not the expected {expect}")
+            if expect is None:  # --expect: trusted already
+                await _check_trust(options, welcome.name, welcome.key)
+        except (ConfigError, ChangedKey) as refusal:
+            raise NetError(f"{options.name} does not sit down: {refusal}") from None
+        await link.send(pack(READY))
         options.report(f"Connected to {address}:{port}; waiting for the table to fill")
         first = await link.receive()  # no timeout: the table fills when people arrive
         start = _read_start(first, link)
         table, seat = _seat_of(start, key)
-        host_player = table.players[HOST]
-        link.name = f"{host_player.name} (the host)"
         try:
-            if expect is not None and not same_fingerprint(expect, host_player.fingerprint):
-                raise ConfigError(f"the host's key is {host_player.fingerprint}, not the expected {expect}")
+            if table.players[HOST].key != welcome.key:
+                raise ConfigError("the host signed START with another key than it greeted us with")
             for i, player in enumerate(table.players):
-                if i != seat and not (i == HOST and expect is not None):  # --expect: trusted already
+                if i not in (seat, HOST):
                     await _check_trust(options, player.name, player.key)
         except (ConfigError, ChangedKey) as refusal:
             # Tell the table why we leave, signed, instead of simply hanging up.
@@ -952,16 +972,36 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
         await link.close()
 
 
+def _read_welcome(payload: bytes, link: Link) -> Welcome:
+    """The host's answer to our HELLO: its identity, or a refusal (``NetError``)."""
+    try:
+        value = unpack(payload)
+    except WireError as error:
+        raise NetError(f"{link.name} sent a bad frame: {error}") from None
+    _refused(value, link)
+    try:
+        return Welcome.from_wire(value)
+    except WireError as error:
+        raise NetError(f"{link.name} sent a bad WELCOME: {error}") from None
+
+
+def _refused(value: object, link: Link) -> None:
+    """Raise ``NetError`` with the host's reason if ``value`` is a REFUSE."""
+    if isinstance(value, dict) and "refuse" in value:
+        reason = value["refuse"]
+        if not (isinstance(reason, str) and reason.isprintable()):  # shown to a person: one line, no escapes
+            raise NetError(f"{link.name} sent a bad reply")
+        raise NetError(f"{link.name} refused us: {reason[:200]}")
+
+
 def _read_start(payload: bytes, link: Link) -> SignedMessage:
     try:
         value = unpack(payload)
     except WireError as error:
         raise NetError(f"{link.name} sent a bad frame: {error}") from None
+    _refused(value, link)
     if isinstance(value, dict):
-        reason = value.get("refuse")
-        if not (isinstance(reason, str) and reason.isprintable()):  # shown to a person: one line, no escapes
-            raise NetError(f"{link.name} sent a bad reply")
-        raise NetError(f"{link.name} refused us: {reason[:200]}")
+        raise NetError(f"{link.name} sent a bad reply")
     try:
         start = parse(payload)
     except SignatureError as error:

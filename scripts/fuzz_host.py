@@ -36,8 +36,7 @@ seated that wire.md, read strictly, calls malformed. The host's peak memory is t
 VmHWM (``/proc/PID/status``) read before each host's exit or kill.
 
 A crash costs a host restart, so once one frame label has crashed the host ``--max-repeats``
-times it is no longer generated (counted as ``suppressed``); likewise most HELLOs the host
-would seat (each starts a game, which ends the host process).
+times it is no longer generated (counted as ``suppressed``).
 
 Usage: python scripts/fuzz_host.py [--frames N] [--seed S] [--out DIR] [--game-every K]
 The last line printed is one JSON object: frames, crashes, hangs, peak_rss_mb, games, kinds
@@ -72,6 +71,7 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pwhist.bodies import READY
 from p2pwhist.bots import RandomBot
 from p2pwhist.session import Need, Session
 from p2pwhist.signed import SignedMessage, parse, public_bytes, sign
@@ -400,6 +400,11 @@ def message_kind(payload: bytes) -> str | None:
 def is_refusal(payload: bytes) -> bool:
     value = decode_any(payload)
     return isinstance(value, dict) and isinstance(value.get("refuse"), str)
+
+
+def is_welcome(payload: bytes) -> bool:
+    value = decode_any(payload)
+    return isinstance(value, dict) and isinstance(value.get("welcome"), dict)
 
 
 # -- our joiner's side of the game --------------------------------------------------------------
@@ -1255,10 +1260,8 @@ class Fuzzer:
             label, detail, data, finish = self.gen.make(kind)
             parts = set(label.split(":", 1)[-1].split("+"))
             if self.stats.crash_labels[label] >= self.max_repeats or (
-                    kind in ("bad_hello", "wrong_type", "multi_frame") and parts <= self.accepted_parts) or (
-                    self.gen.valid and kind == "bad_hello" and self.rng.random() < 0.97):
-                # A HELLO the host takes starts a game, which ends the host process: costly
-                self.stats.suppressed[label] += 1
+                    kind in ("bad_hello", "wrong_type", "multi_frame") and parts <= self.accepted_parts):
+                self.stats.suppressed[label] += 1  # found already: a crash, or a HELLO wrongly seated
                 continue
             break
         self.valid = self.gen.valid
@@ -1277,11 +1280,11 @@ class Fuzzer:
             return
         self.count(sent, detail.count("+") + 1 if kind == "multi_frame" else 1)
         # One whole frame of at most ANSWERED bytes and nothing after it is always answered:
-        # REFUSE, or START for a HELLO the host takes. (Larger ones the host may drop unread;
+        # REFUSE, or WELCOME for a HELLO the host takes. (Larger ones the host may drop unread;
         # after more bytes its close may be a reset, which can destroy its answer unread.)
         answer_due = finish == "wait" and kind != "multi_frame" and len(data) >= 4 \
             and len(data) == 4 + struct.unpack_from(">I", data)[0] <= 4 + ANSWERED
-        answer_due = answer_due or self.valid  # a valid HELLO first: START is due
+        answer_due = answer_due or self.valid  # a valid HELLO first: WELCOME is due
         status = conn.send(data)
         if status == "timeout":
             conn.close(abortive=True)
@@ -1302,20 +1305,20 @@ class Fuzzer:
             else:
                 self.host_gone(host, "exited during a pre-login exchange", culprit=sent)
             return
-        self.stats.outcomes[f"{kind}:{'silent' if reply is None else 'refused' if is_refusal(reply) else 'start'}"] += 1
+        self.stats.outcomes[f"{kind}:{'silent' if reply is None else 'refused' if is_refusal(reply) else 'welcome'}"] += 1
         if reply is not None and not is_refusal(reply):
-            # A HELLO the host took: with two seats the table is full, and START comes at once.
-            started = message_kind(reply) == "start"
-            host.sample_memory()  # the host ends once we hang up
+            # A HELLO the host would seat: it WELCOMEs us; we leave without READY, which costs
+            # the table nothing (the host goes on waiting).
+            welcomed = is_welcome(reply)
             conn.close()
             if self.valid:
                 self.stats.hello_valid += 1
             else:  # the host took a HELLO that the protocol, read strictly, calls malformed
                 self.stats.hello_accepted[label] += 1
                 self.accepted_parts.update(label.split(":", 1)[-1].split("+"))
-            if not started:
+            if not welcomed:
                 self.stats.anomalies.append(f"{label}: the host answered a pre-login frame with {reply[:60].hex()}")
-            self.expect_exit(host, kind, label, sent, "a HELLO the host accepted, then closed")
+            self.check_alive(host, kind, label, sent)
             return
         if reply is not None:  # a refusal: the host closes next
             end = conn.read_frame(deadline)
@@ -1413,10 +1416,7 @@ class Fuzzer:
             else:
                 if sent.finish == "fin":
                     conn.half_close()
-                reply = conn.read_frame(time.monotonic() + 5.0)
-                if isinstance(reply, bytes) and not is_refusal(reply):
-                    conn.close()  # a HELLO it took: the host goes on to a game that ends at once
-                    host.wait(EXIT_DEADLINE)
+                conn.read_frame(time.monotonic() + 5.0)
                 conn.close()
             end = time.monotonic() + 1.0
             while host.code is None and host.err_size() == 0 and time.monotonic() < end:
@@ -1481,9 +1481,12 @@ class Fuzzer:
         self.count(sent)
         conn.send(hello)
         start = conn.read_frame(time.monotonic() + ANSWER_DEADLINE)
+        if isinstance(start, bytes) and is_welcome(start):  # we trust any host: READY, then START
+            conn.send(frame(msgpack.packb(READY)))
+            start = conn.read_frame(time.monotonic() + ANSWER_DEADLINE)
         if start is TIMEOUT:
             conn.close(abortive=True)
-            self.hang(host, "game_honest", "game:hello", sent, "no START within 15 s for an honest HELLO")
+            self.hang(host, "game_honest", "game:hello", sent, "no WELCOME and START within 15 s for an honest HELLO")
             return
         if start is None or is_refusal(start):
             conn.close()

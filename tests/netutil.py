@@ -23,7 +23,7 @@ from typing import Any, Self
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pwhist.bodies import PROTOCOL_VERSION
+from p2pwhist.bodies import PROTOCOL_VERSION, READY, Welcome
 from p2pwhist.games.registry import GAMES
 from p2pwhist.session import HOST, Need, Session
 from p2pwhist.signed import parse, public_bytes
@@ -185,6 +185,21 @@ class FakePeer:
 
     def hello(self, name: str, key: Ed25519PrivateKey, version: int = PROTOCOL_VERSION) -> None:
         self.send({"hello": {"version": version, "name": name, "key": public_bytes(key.public_key())}})
+
+    def sit(self, name: str, key: Ed25519PrivateKey) -> None:
+        """HELLO, then READY to the host's WELCOME: the host seats us ("NAME joined")."""
+        self.hello(name, key)
+        reply = self.receive_value()
+        assert isinstance(reply, dict) and "welcome" in reply, f"the host did not welcome us: {reply}"
+        self.send(READY)
+
+    def welcome(self, name: str, key: Ed25519PrivateKey) -> dict:
+        """As a host: take the joiner's HELLO, answer WELCOME, and wait for its READY. Returns
+        the HELLO's body."""
+        hello = self.receive_value()["hello"]
+        self.send(Welcome(PROTOCOL_VERSION, name, public_bytes(key.public_key())).to_wire())
+        assert self.receive_value() == READY
+        return hello
 
     def receive(self) -> bytes | None:
         """The next frame's payload, or None once the other side has closed."""

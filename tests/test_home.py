@@ -316,7 +316,7 @@ def test_strangers_saying_hello_leave_nothing_behind_nor_lock_the_real_bob_out(t
         host = peers.host("alice", players=3)
         for number, name in enumerate(["bob"] + [f"stranger{i}" for i in range(20)], start=1):
             stranger = FakePeer.connect(host.port)
-            stranger.hello(name, Ed25519PrivateKey.generate())
+            stranger.sit(name, Ed25519PrivateKey.generate())
             _wait_for_count(host.peer, "joined (key", number)
             stranger.close()
             _wait_for_count(host.peer, "left before the game began", number)
@@ -339,7 +339,7 @@ def test_players_listed_in_a_start_are_not_remembered_before_the_game_starts(tmp
         bob = peers.join("bob", host)
         host.peer.wait_for("bob joined")
         made_up = FakePeer.connect(host.port)
-        made_up.hello("dora", Ed25519PrivateKey.generate())
+        made_up.sit("dora", Ed25519PrivateKey.generate())
         assert made_up.receive() is not None  # START, listing alice, bob and dora
         assert made_up.receive() is not None  # bob's ACCEPT, relayed: bob took START
         made_up.close()

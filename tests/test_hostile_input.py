@@ -259,7 +259,7 @@ def test_a_seated_joiners_deep_body_is_refused_by_the_host_and_named_by_all(tmp_
     with Peers(tmp_path) as peers:
         host = peers.host("alice", "--transcript", str(tmp_path / "alice.p2pw"), players=3)
         bob = FakePeer.connect(host.port)
-        bob.hello("bob", key)
+        bob.sit("bob", key)
         host.peer.wait_for("bob joined")
         carol = peers.join("carol", host, "--transcript", str(tmp_path / "carol.p2pw"))
         session = seat_at(bob, key)
@@ -287,7 +287,7 @@ def test_a_start_with_a_deep_envelope_seq_ends_the_joiner_in_one_line(tmp_path):
     with Peers(tmp_path) as peers:
         joiner = peers.start("bob", "join", fake.address, "--name", "bob", "--bot", "random")
         peer = fake.accept()
-        peer.receive_value()
+        peer.welcome("alice", Ed25519PrivateKey.generate())
         signed = b"\x95" + nested(995) + pack(GENESIS_PREV) + b"\x00" + pack("start") + b"\x80"
         peer.send_payload(pack([signed, bytes(64)]))
         done = joiner.finish()
@@ -306,7 +306,7 @@ def test_after_hostile_frames_the_host_seats_and_plays_a_real_joiner(tmp_path):
             assert "refuse" in attacker.receive_value()
             attacker.close()
         bob = FakePeer.connect(host.port)
-        bob.hello("bob", key)
+        bob.sit("bob", key)
         play(bob, seat_at(bob, key), "random")
         hosted = host.peer.finish()
         bob.close()

@@ -27,6 +27,7 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from netutil import DEADLINE, POLL, FakePeer, Host, Peers, seat_at
 
+from p2pwhist.bodies import READY
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES
@@ -71,7 +72,7 @@ def _one_game(tmp: Path, number: int, answered: threading.Event) -> tuple[Kind |
     key = Ed25519PrivateKey.generate()
     peer = FakePeer.connect(ports.get(timeout=DEADLINE))
     try:
-        peer.hello("bob", key)
+        peer.sit("bob", key)
         session = seat_at(peer, key)
         peer.send_payload(session.produce().raw)  # ACCEPT, at once
         answered.set()
@@ -94,7 +95,7 @@ def test_the_joiner_who_fills_the_table_may_answer_start_at_once(tmp_path, monke
     answered = threading.Event()
 
     async def slow_start(link: Link, payload: bytes) -> None:
-        if parse(payload).kind is not Kind.START:
+        if "welcome" in unpack(payload) or parse(payload).kind is not Kind.START:
             return await send(link, payload)
         data = frame(payload)
         assert os.write(link.stream.socket.fileno(), data) == len(data)  # nothing else runs meanwhile
@@ -169,8 +170,10 @@ def _join_when_admitted(host: Host, name: str, address: str = "127.0.0.1") -> Fa
         payload = peer.receive()
         assert payload is not None, "the host hung up on a genuine joiner"
         value = unpack(payload)
-        if not isinstance(value, dict):
-            assert parse(payload).kind is Kind.START
+        if "welcome" in value:
+            peer.send(READY)
+            payload = peer.receive()
+            assert payload is not None and parse(payload).kind is Kind.START
             return peer
         peer.close()
         assert "too many" in value.get("refuse", "") and time.monotonic() < deadline, value

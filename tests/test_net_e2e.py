@@ -48,17 +48,20 @@ def test_play_watch_runs_bots_as_networked_peers_named_by_kind_and_seat(tmp_path
     assert re.search(r"^Match over\. Points: random-0 \d, random-1 \d, random-2 \d, random-3 \d;", done.out, re.M)
 
 
-def test_a_joiner_expecting_another_host_key_leaves_in_one_line(tmp_path):
+def test_a_joiner_expecting_another_host_key_leaves_in_one_line_and_the_table_waits_on(tmp_path):
     wrong = "0000-1111-2222-3333-4444-5555-6666-7777"
     with Peers(tmp_path) as peers:
         host = peers.host("alice")
         joiner = peers.join("bob", host, "--expect", wrong).finish()
+        # bob checked the host's key before sitting down: the host lost no seat and waits on
+        host.peer.wait_for("Dropped a connection during its handshake: bob disconnected")
+        carol = peers.join("carol", host, "--expect", host.fingerprint).finish()
         hosted = host.peer.finish()
     assert joiner.code == 1
     line = joiner.error_line()
-    assert host.fingerprint in line and wrong in line
-    # bob says why he leaves, signed: the host passes his reason on
-    assert hosted.code == 1 and "bob (seat 1) stopped the game: bob refuses to play" in hosted.error_line()
+    assert host.fingerprint in line and wrong in line and "does not sit down" in line
+    assert carol.code == 0 and hosted.code == 0, (carol.err, hosted.err)
+    assert "bob" not in hosted.out.split("All seats taken")[1]
 
 
 def test_a_known_name_with_a_new_key_is_accepted_by_a_bot_host_with_a_warning(tmp_path):

@@ -87,7 +87,7 @@ def test_a_third_joiner_to_a_full_table_is_refused_and_the_game_goes_on(tmp_path
     with Peers(tmp_path) as peers:
         host = peers.host("alice")
         bob = FakePeer.connect(host.port)  # takes the last seat, then waits while carol knocks
-        bob.hello("bob", key)
+        bob.sit("bob", key)
         host.peer.wait_for(r"bob joined")
         carol = peers.join("carol", host).finish()
         play(bob, seat_at(bob, key), bot="random")
@@ -103,7 +103,7 @@ def test_a_joiner_who_leaves_before_the_table_fills_frees_its_seat(tmp_path):
     with Peers(tmp_path) as peers:
         host = peers.host("alice", players=3)
         dan = FakePeer.connect(host.port)
-        dan.hello("dan", Ed25519PrivateKey.generate())
+        dan.sit("dan", Ed25519PrivateKey.generate())
         host.peer.wait_for(r"dan joined")
         dan.close()
         host.peer.wait_for(r"dan left before the game began; its seat is free again")
@@ -158,7 +158,7 @@ def test_a_start_this_program_cannot_accept_stops_the_joiner_and_verify(tmp_path
     with Peers(tmp_path) as peers:
         joiner = peers.start("bob", "join", fake.address, "--name", "bob", "--bot", "random")
         peer = fake.accept()
-        hello = peer.receive_value()["hello"]
+        hello = peer.welcome("alice", host_key)
         players = (Player("alice", public_bytes(host_key.public_key())), Player(hello["name"], hello["key"]))
         table = Table(BoxWhist(2), MatchLength(hands=1), players, secrets.token_bytes(32)).to_wire()
         extra = table["players"] + [["eve", bytes(32)]]
@@ -208,7 +208,7 @@ def _bob_and_carol_join(peers: Peers, key: Ed25519PrivateKey, timeout: float = P
     alice and carol write their transcripts to ``alice.p2pw`` and ``carol.p2pw``."""
     host = peers.host("alice", "--transcript", str(peers.root / "alice.p2pw"), players=3, timeout=timeout)
     bob = FakePeer.connect(host.port)
-    bob.hello("bob", key)
+    bob.sit("bob", key)
     host.peer.wait_for(r"bob joined")
     carol = peers.join("carol", host, "--transcript", str(peers.root / "carol.p2pw"))
     return host, bob, carol
