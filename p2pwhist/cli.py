@@ -48,7 +48,7 @@ from p2pwhist.net import (
 )
 from p2pwhist.session import Session
 from p2pwhist.signed import Kind, SignedMessage, fingerprint
-from p2pwhist.text import match_line
+from p2pwhist.text import YOU, match_line
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
@@ -508,14 +508,41 @@ async def _bot_process(command: list[str], env: dict[str, str], name: str) -> No
 
 
 def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
-    from p2pwhist.local import play_match
+    """The match in this process (``local.LocalMatch``), bots in every seat but the person's
+    (seat 0): on the full-screen table at a terminal, whose trio loop then drives the match, else
+    on the line interface. ``--watch`` shows the bots' game as lines: the full-screen table has
+    no spectator's view, it is always one seat's."""
+    from p2pwhist.local import LocalMatch, play_match
 
     rng = random.Random(args.seed)
     bots = [entry.bots[args.bot](rng) for _ in range(game.players)]
-    ui = Watcher(entry.text, sys.stdout) if args.watch else TerminalPlayer(0, entry.text, sys.stdin, sys.stdout)
-    if not args.watch:
-        bots[0] = ui
-    on_move = ui.on_move if isinstance(ui, Watcher) else None
-    match = play_match(game, MatchLength(hands=args.hands), bots, rng, on_hand=ui.hand_over, on_move=on_move)
-    ui.match_over(match)
+    length = MatchLength(hands=args.hands)
+    full = None if args.watch else _full_screen(args, True)
+    if full is None:
+        ui = Watcher(entry.text, sys.stdout) if args.watch else TerminalPlayer(0, entry.text, sys.stdin, sys.stdout)
+        if not args.watch:
+            bots[0] = ui
+        on_move = ui.on_move if isinstance(ui, Watcher) else None
+        ui.match_over(play_match(game, length, bots, rng, on_hand=ui.hand_over, on_move=on_move))
+        return 0
+
+    # Named as in networked play: the person under their own name, each bot by its kind and seat.
+    names = [_person_name(None), *(_bot_name(args.bot, seat) for seat in range(1, game.players))]
+    full.sit(entry.text, 0, [YOU, *names[1:]])
+    local = LocalMatch(game, length, rng)
+
+    async def run() -> None:
+        while (turn := local.next_turn()) is not None:
+            full.follow(local.match)
+            if turn.seat == 0:
+                move = await full.choose(turn.view())
+            else:
+                await trio.lowlevel.checkpoint()  # keys and redraws between the bots' moves
+                move = bots[turn.seat].choose(turn.view())
+            if local.play(move) is not None:  # the hand is over: its result stays until a key
+                full.follow(local.match)
+
+    trio.run(full.run, run)
+    match = local.match
+    print(f"Match over. {match_line(names, match.points, match.winner)}.")
     return 0

@@ -25,10 +25,12 @@ DEADLINE = 30.0  # seconds for any one thing to appear on screen
 class Terminal:
     """One ``p2pwhist`` command in an 80x24 pseudo-terminal, and the screen it has drawn."""
 
-    def __init__(self, args: list[str], home: Path, cols: int = 80, rows: int = 24) -> None:
-        env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-               "P2PWHIST_HOME": str(home)}
-        env.pop("NO_COLOR", None)
+    def __init__(self, args: list[str], home: Path, cols: int = 80, rows: int = 24,
+                 env: dict[str, str] | None = None) -> None:
+        base = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+                "P2PWHIST_HOME": str(home)}
+        base.pop("NO_COLOR", None)
+        env = {**base, **(env or {})}
         self.child = pexpect.spawn(sys.executable, ["-m", "p2pwhist", *args], env=env, dimensions=(rows, cols),
                                    encoding="utf-8", codec_errors="replace")
         self.screen = pyte.Screen(cols, rows)
@@ -36,19 +38,21 @@ class Terminal:
         self.closed = False
         self.output = ""  # everything written, for the lines printed after the screen closes
 
-    def pump(self, wait: float = 0.05) -> None:
-        """Feed whatever the program wrote to the screen (waiting up to ``wait`` for it)."""
+    def pump(self, wait: float = 0.05) -> bool:
+        """Feed whatever the program wrote to the screen (waiting up to ``wait`` for it); whether
+        it wrote anything."""
         if self.closed:
-            return
+            return False
         try:
             data = self.child.read_nonblocking(1 << 16, timeout=wait)
         except pexpect.TIMEOUT:
-            return
+            return False
         except pexpect.EOF:
             self.closed = True
-            return
+            return False
         self.output += data
         self.stream.feed(data)
+        return True
 
     @property
     def text(self) -> str:
@@ -59,13 +63,16 @@ class Terminal:
         return next((line for line in self.screen.display if line.strip().startswith(label)), "")
 
     def wait_for(self, ready: Callable[[str], bool], what: str, others: tuple[Terminal, ...] = (),
-                 deadline: float = DEADLINE) -> str:
+                 deadline: float = DEADLINE, settled: bool = False) -> str:
+        """The screen once ``ready`` says so; ``settled``: and the program has written nothing
+        for a moment, so the screen is whole (not a redraw half read) before keys are sent on
+        what it shows. A program that answers at once (``play --local``) needs this."""
         end = time.monotonic() + deadline
         while time.monotonic() < end:
-            self.pump()
+            wrote = self.pump()
             for other in others:  # keep the other program's terminal drained
                 other.pump(0)
-            if ready(self.text):
+            if not (settled and wrote) and ready(self.text):
                 return self.text
             if self.closed:
                 break
@@ -73,6 +80,12 @@ class Terminal:
 
     def send(self, keys: str) -> None:
         self.child.send(keys)
+
+    def resize(self, cols: int, rows: int) -> None:
+        """The window changes size: the program gets SIGWINCH, the emulated screen the new size."""
+        self.pump(0)  # what was drawn at the old size is drawn at the old size
+        self.child.setwinsize(rows, cols)
+        self.screen.resize(rows, cols)
 
     def finish(self) -> int:
         end = time.monotonic() + DEADLINE
@@ -91,8 +104,8 @@ class Terminal:
 def terminals(tmp_path):
     started: list[Terminal] = []
 
-    def start(*args: str, home: str = "home") -> Terminal:
-        terminal = Terminal(list(args), tmp_path / home)
+    def start(*args: str, home: str = "home", env: dict[str, str] | None = None) -> Terminal:
+        terminal = Terminal(list(args), tmp_path / home, env=env)
         started.append(terminal)
         return terminal
 
@@ -112,7 +125,7 @@ def _play_out(terminal: Terminal, result: str) -> tuple[str, int]:
     turns = 0
     while True:
         screen = terminal.wait_for(lambda s: "Press any key" in s or "Your turn" in s.split("\n")[0],
-                                   "turn or event")
+                                   "turn or event", settled=True)
         if "Press any key" in screen:
             if result in screen:
                 return screen, turns
@@ -243,6 +256,116 @@ def test_two_people_see_each_other_play_and_keys_out_of_turn_are_not_played(term
 
     for terminal in both:
         terminal.kill()
+
+
+# -- play --local: the same table, with the match in this process -------------------------------
+
+CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
+SGR = re.compile(r"\x1b\[([0-9;:]*)m")
+F1, DOWN = "\x1bOP", "\x1b[B"
+
+
+def _hand_pane(terminal: Terminal) -> list[str]:
+    """The cards of the hand pane's "Hand:" cells, however many lines they take."""
+    rows = terminal.screen.display
+    start = next((i for i, line in enumerate(rows) if line.strip().startswith("Hand:")), len(rows))
+    cards: list[str] = []
+    for number, line in enumerate(rows[start:]):
+        if number and (line.strip().startswith(("Box:", "\u2500")) or not line.strip()):
+            break
+        cards += CARD.findall(line)
+    return cards
+
+
+def _colour_codes(output: str) -> list[str]:
+    """The colour parameters of every SGR sequence written: 30-37, 40-47, 90-97, 100-107 and the
+    extended colours 38;... and 48;... (bold, underline, reverse and the defaults 39/49 are not)."""
+    found = []
+    for params in SGR.findall(output):
+        for code in params.replace(":", ";").split(";"):
+            if code in ("38", "48") or (code.isdigit() and int(code) // 10 in (3, 4, 9, 10) and int(code) % 10 <= 7):
+                found.append(params)
+                break
+    return found
+
+
+def _drawn_at(cols: int, rows: int, title: str) -> Callable[[str], bool]:
+    """The whole table drawn again for a cols x rows window: the title on the first line, the
+    keys on the last (each written anew at the new size), one rule as wide as the window."""
+    from p2pwhist.ui.fullscreen import KEYS_HELP
+
+    def ready(screen: str) -> bool:
+        lines = screen.split("\n")
+        return (len(lines) == rows and lines[0].startswith(f" {title} ") and lines[-1] == KEYS_HELP[:cols].ljust(cols)
+                and any(line == " " + "\u2500" * (cols - 2) + " " for line in lines))
+    return ready
+
+
+def test_play_local_plays_a_whole_hand_of_box_whist_on_the_full_screen_table(terminals):
+    player = terminals("play", "--local", "--hands", "1", "--seed", "5")
+    screen = player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn")
+    assert screen.split("\n")[0].lstrip().startswith("Box Whist \u00b7 Hand 1")
+    assert len(_hand_pane(player)) == 11 and "Trumps:" in screen and "History" in screen
+    assert "heuristic-1" in screen  # the bot is named by its kind and seat, as in networked play
+    screen, turns = _play_out(player, "Hand 1 over")
+    assert "Hand 1 over. Tricks:" in screen and "Points:" in screen and "the match" in screen
+    assert turns >= 10 and "Trick 1:" in player.output
+    player.send(" ")
+    assert player.finish() == 0
+    assert re.search(r"Match over\. .*heuristic-1", player.output)
+
+
+def test_the_table_redraws_cleanly_after_each_resize_with_the_hand_whole(terminals):
+    player = terminals("play", "--local", "--hands", "1", "--seed", "11")
+    player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn")
+    player.wait_for(_drawn_at(80, 24, "Box Whist"), "the table at 80x24")
+    hand = _hand_pane(player)
+    assert len(hand) == 11, player.text
+    for cols, rows in ((60, 20), (120, 40)):
+        player.resize(cols, rows)
+        screen = player.wait_for(_drawn_at(cols, rows, "Box Whist"), f"the table drawn again at {cols}x{rows}")
+        assert _hand_pane(player) == hand, screen
+        assert player.row("Box:").split(":", 1)[1].split() == ["box", "1", "box", "2", "box", "3", "box", "4"]
+        assert sum(line.strip().startswith("Hand:") for line in screen.split("\n")) == 1, screen
+        assert "Your turn" in screen.split("\n")[0] and "History" in screen and "Trumps:" in screen
+    player.send(ENTER)  # and it still plays
+    player.wait_for(lambda s: "Trick 1:" in s or "Press any key" in s, "the first trick in the history")
+    assert _colour_codes(player.output), "colour is on without NO_COLOR"
+
+
+def test_no_color_sends_no_colour_codes(terminals):
+    player = terminals("play", "--local", "--game", "box", "--players", "3", "--hands", "1", "--seed", "2",
+                       env={"NO_COLOR": "1"})
+    player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn")
+    player.send("?")
+    player.wait_for(lambda s: "Box: the rules" in s, "the rules")
+    player.send(" ")
+    player.wait_for(lambda s: "the rules" not in s, "the rules closed")
+    _, turns = _play_out(player, "Hand 1 over")  # every kind of screen: turns, alerts, the result
+    assert turns >= 1
+    player.send(" ")
+    assert player.finish() == 0
+    assert not _colour_codes(player.output), sorted(set(_colour_codes(player.output)))
+    sgr = [params.split(";") for params in SGR.findall(player.output)]
+    assert any("7" in params for params in sgr), "the chosen card is still marked (reverse video)"
+
+
+def test_question_mark_and_f1_open_the_rules_and_any_key_closes_them(terminals):
+    player = terminals("play", "--local", "--hands", "1", "--seed", "3")
+    player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn")
+    hand = _hand_pane(player)
+    for opener, closer in (("?", "x"), (F1, ENTER)):
+        player.send(opener)
+        screen = player.wait_for(lambda s: "Box Whist: the rules" in s, "the rules")
+        assert "whist for 2, 3 or 4 players" in screen and "Hand:" not in screen
+        player.send(DOWN)  # scrolls the rules: they stay open
+        player.wait_for(lambda s, before=screen: s != before, "the rules scrolled")
+        assert "Box Whist: the rules" in player.text
+        player.send(closer)
+        screen = player.wait_for(lambda s: "the rules" not in s, "the rules closed", settled=True)
+        # The key that closed them did nothing else: nothing typed, nothing played.
+        assert "Your turn" in screen.split("\n")[0] and player.row("> ").strip() == "> _"
+        assert _hand_pane(player) == hand and "You played" not in screen
 
 
 # -- the games' cells, which the hand pane lays out (GameText.cells) ------------------------------

@@ -36,6 +36,7 @@ from p2pwhist import text
 from p2pwhist.bodies import Kind
 from p2pwhist.cards import CardError
 from p2pwhist.games.base import Cell, EngineMisuse, GameText, HandResult, HandState, Play, View
+from p2pwhist.games.match import Match
 from p2pwhist.games.registry import game_entry
 from p2pwhist.text import Style
 from p2pwhist.ui.terminal import can_print_symbols
@@ -272,14 +273,22 @@ class FullScreenPlayer:
             names = [player.name for player in session.table.players]
             names[session.seat] = text.YOU
             self.sit(game_entry(session.table.game).text, session.seat, names)
-        self._open.set()
-        match, hand = session.match, session.hand
-        if match is None or hand is None:
+        if session.match is None or session.hand is None:
+            self._open.set()
             self._set_status(None, "Shuffling and dealing...")
             self.refresh()
             return
-        in_progress = len(match.results) < len(match.hands)
-        if in_progress and session.expected_kind not in _REVEALING:
+        self.follow(session.match, revealing=session.expected_kind in _REVEALING)
+
+    def follow(self, match: Match, revealing: bool = False) -> None:
+        """After anything that changed ``match`` (a move, a hand's result): redraw what changed.
+        ``sit`` first. ``revealing``: the current hand's cards are still being revealed, so its
+        table is drawn later. The networked game calls this from ``on_event``, the local runner
+        (``cli._play_local``) before each turn and after each hand."""
+        self._open.set()
+        hand = match.hands[-1] if match.hands else None
+        in_progress = hand is not None and len(match.results) < len(match.hands)
+        if in_progress and not revealing:
             self.show(hand.view(self.seat), len(match.hands), match.points)
             if hand.view(self.seat).turn is None:
                 self._set_status(None, "The hand is over: every card is being checked...")
@@ -361,20 +370,18 @@ class FullScreenPlayer:
         self.typed = ""
         self.message = ""
         self.view = view
-        self._move = trio.Event()
+        self._move = moved = trio.Event()
         self._chosen = None
         self.show(view, self.hand_no or 1, self.points)
         legal = [i for i, cell in enumerate(self._cells()) if cell.legal]
         self.focus = legal[0] if legal else 0
         self.refresh()
         try:
-            await self._move.wait()
+            await moved.wait()
         finally:
             self._move = None
         assert self._chosen is not None
         move, self._chosen = self._chosen, None
-        self.message = f"You played {view.describe_move(move)}."
-        self._set_status(None, "")
         return move
 
     async def another_hand(self) -> bool:
@@ -466,8 +473,12 @@ class FullScreenPlayer:
             self.message = self.words.refusal(refused).replace(" Type ? to list your plays.", "") \
                 .replace(" Type ? to list your moves.", "")
             return
+        # The screen stops asking at once (the key's redraw), before the game has taken the move.
         self._chosen = move
         self._move.set()
+        self._move = None
+        self.message = f"You played {self.view.describe_move(move)}."
+        self._set_status(None, "")
 
     # -- the rules screen and the history ---------------------------------------------------------
 
