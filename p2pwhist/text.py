@@ -82,7 +82,7 @@ def tally(names: Sequence[str], counts: Sequence[int]) -> str:
 
 def row(label: str, text: str) -> str:
     """One line of a table: a label in a fixed-width column, then the text."""
-    return f"{label + ':' if label else '':<{LABEL}}{text}"
+    return f"{label + ':' if label else '':<{LABEL - 1}} {text}"  # a space even after a long name
 
 
 def cards_by_suit(cards: Iterable[Card], style: Style) -> str:
