@@ -332,6 +332,7 @@ class _Display:
         self.ui: TerminalPlayer | None = None  # made once the seat and the names are known
         self.words: GameText | None = None
         self._results = 0
+        self._awaited: int | None = None  # the other seat whose move we last said we wait for
 
     def agent(self) -> Agent:
         if self.full is not None:
@@ -360,6 +361,8 @@ class _Display:
         match = session.match
         if self.ui is not None and message.kind is Kind.PLAY:  # show each trick or round as it ends
             self.ui.follow(session.view())
+        if self.ui is not None and not self.watch:
+            self._say_whom_we_wait_for(session)
         if match is not None and len(match.results) > self._results:
             self._results = len(match.results)
             result: HandResult = match.results[-1]
@@ -368,6 +371,13 @@ class _Display:
             else:
                 names = [p.name for p in session.table.players]
                 print(f"Hand {self._results}: {self.words.result_line(result, names)}", flush=True)
+
+    def _say_whom_we_wait_for(self, session: Session) -> None:
+        """"Waiting for bob..." once each time another seat is to move (the line interface)."""
+        seat = session.waiting_for if session.expected_kind is Kind.PLAY else None
+        if seat is not None and seat != session.seat and seat != self._awaited:
+            print(f"Waiting for {session.table.players[seat].name}...", flush=True)
+        self._awaited = seat
 
     def run(self, main, *args):
         """``trio.run(main, *args)``, with the full-screen table beside it if there is one."""

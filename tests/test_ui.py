@@ -463,3 +463,28 @@ def test_lines_typed_before_the_prompt_are_not_played() -> None:
         os.write(master, b"box 2\n")
         assert infile.readline().strip() == "box 2"
     os.close(master)
+
+
+def test_the_plain_interface_says_whom_it_waits_for_and_follows_each_trick(tmp_path: Path) -> None:
+    """A networked ``play --plain`` against a bot, in a real pseudo-terminal: each time the
+    other seat is to play the screen says so, and the tricks are shown as they end."""
+    import pexpect
+
+    env = dict(os.environ, P2PWHIST_HOME=str(tmp_path), NO_COLOR="1", TERM="xterm")
+    child = pexpect.spawn(sys.executable, ["-m", "p2pwhist", "play", "--plain", "--hands", "1", "--bot", "random"],
+                          cwd=str(REPO), env=env, encoding="utf-8", timeout=60, dimensions=(40, 120))
+    child.logfile_read = screen = io.StringIO()
+    try:
+        while child.expect(["Your play: ", "Match over"]) == 0:
+            child.sendline("?")
+            child.expect(r"You may play: (box \d|\S+)")
+            move = child.match.group(1).rstrip(";,")
+            child.expect("Your play: ")  # asked again, after the list
+            child.sendline(move)
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    out = screen.getvalue()
+    assert child.exitstatus == 0, out[-2000:]
+    assert out.count("Waiting for random-1...") >= 10  # 26 tricks: the bot leads or follows in each
+    assert "Trick 26: " in out and "Hand 1 over" in out
