@@ -338,7 +338,9 @@ class _Display:
         if self.full is not None:
             return Agent(self.full.choose, threaded=False, wish=self.full.another_hand)
         if self.bot_name is not None:
-            return Agent(lambda view: self.bot.choose(view), threaded=False)  # type: ignore[union-attr]
+            # In a worker thread: a searching bot thinks for up to a second, and the peer must
+            # stay responsive meanwhile (the host relays, timeouts run).
+            return Agent(lambda view: self.bot.choose(view), threaded=True)  # type: ignore[union-attr]
         return Agent(lambda view: self.ui.choose(view), threaded=True,  # type: ignore[union-attr]
                      wish=lambda: self.ui.another_hand())  # type: ignore[union-attr]
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from p2pwhist.bots import RandomBot
 from p2pwhist.bots.heuristic import HeuristicBot
+from p2pwhist.bots.search import SearchBot
 from p2pwhist.cards import Card, Suit, format_cards, sort_for_display
 from p2pwhist.games.base import PLAYS, Cell, GameEntry, HandResult, IllegalMove, Play
 from p2pwhist.games.boxwhist import (
@@ -286,6 +287,6 @@ BOXWHIST = GameEntry(
     players=tuple(sorted(DEAL_SIZES)),
     default_players=2,
     options={},
-    bots={"random": RandomBot, "heuristic": HeuristicBot},
+    bots={"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot},
     text=BoxWhistText(),
 )

@@ -1,0 +1,217 @@
+"""The search bot: sampled deals never contradict the seat's view, its playout engine keeps the
+rules, it plays only legal moves, it reads no hidden state, and it is repeatable from a seed.
+
+No strength assertions here: strength is measured by ``scripts/duplicate.py``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from p2pwhist.bots import RandomBot
+from p2pwhist.bots.heuristic import HeuristicBot
+from p2pwhist.bots.search import Knowledge, SearchBot, _Sim
+from p2pwhist.games.base import PLAYS, HonourPolicy
+from p2pwhist.games.boxwhist import BoxWhist, BoxWhistHand
+from p2pwhist.local import shuffled_deck
+
+
+class PublicView:
+    """A snapshot of a ``BoxWhistView``'s public API only (as in test_bots.py): a bot that
+    reached for ``view._state`` would fail with AttributeError."""
+
+    __slots__ = (  # noqa: RUF023 (known_hand_cards last: it is set apart)
+        "seat", "players", "dealer", "trump", "deck", "turn", "exposed", "stack_size", "trick", "tricks",
+        "tricks_won", "may_look", "hand_sizes", "box_sizes", "hand", "box", "legal_moves",
+        "known_hand_cards",
+    )
+
+    def __init__(self, view) -> None:
+        for name in self.__slots__[:-1]:
+            setattr(self, name, getattr(view, name))
+        known = {seat: view.known_hand_cards(seat) for seat in range(view.players)}
+        self.known_hand_cards = known.__getitem__
+
+
+def random_positions(players: int, hands: int, seed: int, every: float = 0.2):
+    """Yield (hand, seat) at random moments of hands played by heuristic and random bots."""
+    game = BoxWhist(players)
+    rng = random.Random(seed)
+    for number in range(hands):
+        hand = game.new_hand(number % players, (), cards=shuffled_deck(game, rng))
+        bots = [HeuristicBot(random.Random(s)) if rng.random() < 0.5 else RandomBot(random.Random(s))
+                for s in range(players)]
+        while (seat := hand.turn) is not None:
+            if rng.random() < every:
+                yield hand, seat
+            hand.apply(bots[seat].choose(hand.view(seat)))
+
+
+def shown_voids(hand: BoxWhistHand) -> list[set[int]]:
+    """Suits each seat showed void in (in its hand), recomputed from the engine's record."""
+    voids: list[set[int]] = [set() for _ in range(hand.players)]
+    for plays in [t.plays for t in hand.tricks] + [hand.trick]:
+        if plays:
+            led = plays[0].card.suit
+            for play in plays[1:]:
+                if play.from_box or play.card.suit != led:
+                    voids[play.seat].add(int(led))
+    return voids
+
+
+def check_sample(hand: BoxWhistHand, seat: int, sample) -> None:
+    hands, boxes, stack, my_box = sample
+    view = hand.view(seat)
+    n = hand.players
+    cards = hand.cards
+    played = [int(t.card) for tr in hand.tricks for t in tr.plays] + [int(t.card) for t in hand.trick]
+    everything = played + [c for h in hands for c in h] + [c for b in boxes for c in b] + stack
+    assert sorted(everything) == sorted(int(c) for c in view.deck), "each card exactly once"
+    # Counts per place.
+    assert [len(h) for h in hands] == list(view.hand_sizes)
+    assert [len(b) for b in boxes] == list(view.box_sizes)
+    assert len(stack) == view.stack_size
+    # Every card the seat knows is where it knows it.
+    assert sorted(hands[seat]) == sorted(int(c) for c in view.hand.values())
+    assert sorted(my_box) == sorted(p for _, p, _ in view.box)
+    assert sorted(boxes[seat]) == sorted(my_box.values())
+    for _, p, c in view.box:
+        if c is not None:
+            assert my_box[p] == c
+    if stack:
+        assert stack[0] == view.exposed
+    voids = shown_voids(hand)
+    for other in range(n):
+        if other == seat:
+            continue
+        known = [int(c) for c in view.known_hand_cards(other)]
+        assert set(known) <= set(hands[other])
+        unknown = set(hands[other]) - set(known)
+        assert not any(c // 13 in voids[other] for c in unknown), "a sampled hand holds a suit shown void"
+    # The true deal passes the same void check (so the check is about real knowledge).
+    for other in range(n):
+        hidden = [int(cards[p]) for p in hand.hands[other] if p not in hand.public]
+        assert not any(c // 13 in voids[other] for c in hidden)
+
+
+@pytest.mark.parametrize("players,hands", [(2, 40), (3, 25), (4, 25)])
+def test_no_sampled_deal_contradicts_the_view(players, hands):
+    rng = random.Random(7)
+    positions = 0
+    for hand, seat in random_positions(players, hands, seed=players):
+        knowledge = Knowledge(PublicView(hand.view(seat)))
+        for _ in range(5):
+            check_sample(hand, seat, knowledge.sample(rng))
+        positions += 1
+    assert positions > hands * 5
+
+
+def test_samples_also_judge_positions_off_turn():
+    """Knowledge works for a seat that is not to act (e.g. a hint while waiting)."""
+    rng = random.Random(3)
+    for hand, seat in random_positions(2, 10, seed=11):
+        other = 1 - seat
+        knowledge = Knowledge(PublicView(hand.view(other)))
+        check_sample(hand, other, knowledge.sample(rng))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_playout_engine_keeps_the_rules(players):
+    """``_Sim`` against ``BoxWhistHand``: the same legal cards and tricks, move by move."""
+    game = BoxWhist(players)
+    rng = random.Random(50 + players)
+    for number in range(30):
+        deck = shuffled_deck(game, rng)
+        hand = game.new_hand(number % players, (), cards=deck)
+        code = {p: int(c) for p, c in enumerate(deck)}
+        sim = _Sim(players, int(hand.trump), [[code[p] for p in h] for h in hand.hands],
+                   [[code[p] for p in b] for b in hand.boxes], list(hand.may_look),
+                   [code[p] for p in hand.stack], [], hand.turn, [0] * players)
+        while hand.turn is not None:
+            assert sim.turn == hand.turn
+            legal = sorted(code[m.position] for m in hand.legal_moves())
+            assert sorted(sim.legal()[0]) == legal
+            move = rng.choice(hand.legal_moves())
+            hand.apply(move)
+            sim.apply(code[move.position])
+            assert sim.won == hand.tricks_won
+        assert sim.turn is None
+
+
+def peer_hand(game: BoxWhist, true: BoxWhistHand, seat: int, moves: list[int]) -> BoxWhistHand:
+    """The hand as a peer in ``seat`` holds it: None at every position it may not see,
+    each card learnt only when revealed to it (as the deck protocol would)."""
+    peer = BoxWhistHand(game, true.dealer, true.trump_rule, None, HonourPolicy.RECORD)
+
+    def reveal() -> None:
+        for p in peer.visible_to(seat):
+            if peer.cards[p] is None:
+                peer.learn(p, true.cards[p])
+
+    reveal()
+    for position in moves:
+        if peer.cards[position] is None:
+            peer.learn(position, true.cards[position])  # a card is revealed as it is played
+        peer.apply(PLAYS[position])
+        reveal()
+    return peer
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_bot_reads_no_hidden_state_and_plays_legal_moves(players):
+    """On a peer's state (hidden positions None) through a public snapshot, the bot returns a
+    legal move, the same one as on the full state with the same seed."""
+    game = BoxWhist(players)
+    rng = random.Random(90 + players)
+    checked = 0
+    for number in range(6 if players == 2 else 3):
+        hand = game.new_hand(number % players, (), cards=shuffled_deck(game, rng))
+        moves: list[int] = []
+        while (seat := hand.turn) is not None:
+            view = hand.view(seat)
+            seed = rng.randrange(1 << 30)
+            move = SearchBot(random.Random(seed), playouts=24).choose(view)
+            assert view.refusal(move) is None
+            if rng.random() < 0.3:
+                peer = peer_hand(game, hand, seat, moves)
+                assert any(c is None for c in peer.cards) or not peer.stack
+                hidden_move = SearchBot(random.Random(seed), playouts=24).choose(PublicView(peer.view(seat)))
+                assert hidden_move == move
+                checked += 1
+            moves.append(move.position)
+            hand.apply(move)
+    assert checked > 5
+
+
+def test_deterministic_for_a_seed():
+    game = BoxWhist(2)
+    deck = shuffled_deck(game, random.Random(5))
+
+    def play(seed: int) -> list[int]:
+        hand = game.new_hand(0, (), cards=deck)
+        bots = [SearchBot(random.Random(seed), playouts=30), SearchBot(random.Random(seed + 1), playouts=30)]
+        record = []
+        while (seat := hand.turn) is not None:
+            move = bots[seat].choose(hand.view(seat))
+            record.append(move.position)
+            hand.apply(move)
+        return record
+
+    assert play(1) == play(1)
+
+
+def test_time_cap_uses_the_clock_passed_in():
+    """With a clock that advances one second per read and a 0.5 s cap, one deal is sampled."""
+    ticks = iter(range(1000))
+    bot = SearchBot(random.Random(0), playouts=10_000, clock=lambda: float(next(ticks)), time_limit=0.5)
+    hand = BoxWhist(2).new_hand(0, (), cards=shuffled_deck(BoxWhist(2), random.Random(1)))
+    view = hand.view(hand.turn)
+    assert view.refusal(bot.choose(view)) is None
+    assert bot.last_samples == 1
+
+
+def test_rejects_a_bad_budget():
+    with pytest.raises(ValueError, match="playouts must be a positive int"):
+        SearchBot(random.Random(0), playouts=0)
