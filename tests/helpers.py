@@ -51,3 +51,23 @@ def play(hand: BoxWhistHand, *moves: str) -> None:
     """Apply moves typed as a person would, each by the seat to act."""
     for text in moves:
         hand.apply(hand.view(hand.turn).parse_move(text))
+
+
+class PublicView:
+    """A snapshot of a ``BoxWhistView`` holding only its public API's values.
+
+    It keeps no reference to the live view or the state, so a bot that reached for
+    ``view._state`` (or anything else not in the public API) fails with AttributeError.
+    """
+
+    __slots__ = (
+        "seat", "players", "dealer", "trump", "deck", "turn", "exposed", "stack_size", "trick", "tricks",
+        "tricks_won", "may_look", "hand_sizes", "box_sizes", "hand", "box", "legal_moves",
+        "known_hand_cards",
+    )
+
+    def __init__(self, view) -> None:
+        for name in self.__slots__[:-1]:
+            setattr(self, name, getattr(view, name))
+        known = {seat: view.known_hand_cards(seat) for seat in range(view.players)}
+        self.known_hand_cards = known.__getitem__

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import deal, play
+from helpers import PublicView, deal, play
 
 from p2pwhist.bots import RandomBot
 from p2pwhist.bots.heuristic import HeuristicBot
@@ -20,26 +20,6 @@ from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, shuffled_deck
 
 TWO = BoxWhist(2)
-
-
-class PublicView:
-    """A snapshot of a ``BoxWhistView`` holding only its public API's values.
-
-    It keeps no reference to the live view or the state, so a bot that reached for
-    ``view._state`` (or anything else not in the public API) fails with AttributeError.
-    """
-
-    __slots__ = (
-        "seat", "players", "dealer", "trump", "deck", "turn", "exposed", "stack_size", "trick", "tricks",
-        "tricks_won", "may_look", "hand_sizes", "box_sizes", "hand", "box", "legal_moves",
-        "known_hand_cards",
-    )
-
-    def __init__(self, view) -> None:
-        for name in self.__slots__[:-1]:
-            setattr(self, name, getattr(view, name))
-        known = {seat: view.known_hand_cards(seat) for seat in range(view.players)}
-        self.known_hand_cards = known.__getitem__
 
 
 def heuristic_move(hand: BoxWhistHand, seed: int = 0) -> Play:

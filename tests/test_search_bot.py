@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers import PublicView
 
 from p2pwhist.bots import RandomBot
 from p2pwhist.bots.heuristic import HeuristicBot
@@ -16,23 +17,6 @@ from p2pwhist.bots.search import Knowledge, SearchBot, _Sim
 from p2pwhist.games.base import PLAYS, HonourPolicy
 from p2pwhist.games.boxwhist import BoxWhist, BoxWhistHand
 from p2pwhist.local import shuffled_deck
-
-
-class PublicView:
-    """A snapshot of a ``BoxWhistView``'s public API only (as in test_bots.py): a bot that
-    reached for ``view._state`` would fail with AttributeError."""
-
-    __slots__ = (  # noqa: RUF023 (known_hand_cards last: it is set apart)
-        "seat", "players", "dealer", "trump", "deck", "turn", "exposed", "stack_size", "trick", "tricks",
-        "tricks_won", "may_look", "hand_sizes", "box_sizes", "hand", "box", "legal_moves",
-        "known_hand_cards",
-    )
-
-    def __init__(self, view) -> None:
-        for name in self.__slots__[:-1]:
-            setattr(self, name, getattr(view, name))
-        known = {seat: view.known_hand_cards(seat) for seat in range(view.players)}
-        self.known_hand_cards = known.__getitem__
 
 
 def random_positions(players: int, hands: int, seed: int, every: float = 0.2):
