@@ -74,11 +74,14 @@ class AuditResult:
         return self.deviation is None
 
 
-def audit(params: DeckParams, record: DeckRecord, encodings: CardEncodings | None = None) -> AuditResult:
+def audit(params: DeckParams, record: DeckRecord, encodings: CardEncodings | None = None,
+          own: int | None = None) -> AuditResult:
     """Judge a hand's record; see the module docstring and protocol/deck.md §8.
 
     ``encodings`` saves hashing the cards to the curve again when the caller already holds
-    them for these parameters (``Deck.audit`` passes its own)."""
+    them for these parameters (``Deck.audit`` passes its own). ``own`` is the seat whose
+    passes the caller computed itself (``Deck.audit`` passes its seat; an observer, none):
+    they are what it sent, so they are not computed again."""
     if len(record.commitments) != params.seats or len(record.secrets) != params.seats:
         raise LocalDeckError(
             f"a record for {params.seats} seats needs a commitment and a secret slot per seat"
@@ -109,7 +112,7 @@ def audit(params: DeckParams, record: DeckRecord, encodings: CardEncodings | Non
                     )
                 keys.append(SeatKeys(params, seat, secret))
             published = published_passes[seat]
-            expected = replay(deck, keys[seat])
+            expected = published if seat == own else replay(deck, keys[seat])
             if published != expected:
                 return _found(
                     seat,

@@ -166,7 +166,7 @@ class Deck:
 
     def audit(self) -> AuditResult:
         """``audit`` of this deck's record, reusing the card encodings this seat computed."""
-        return audit(self.params, self.record, self._encodings)
+        return audit(self.params, self.record, self._encodings, own=self.seat)
 
     @cached_property
     def _encodings(self) -> CardEncodings:
