@@ -974,33 +974,15 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
 
 def _read_welcome(payload: bytes, link: Link) -> Welcome:
     """The host's answer to our HELLO: its identity, or a refusal (``NetError``)."""
-    try:
-        value = unpack(payload)
-    except WireError as error:
-        raise NetError(f"{link.name} sent a bad frame: {error}") from None
-    _refused(value, link)
+    value = _reply(payload, link)
     try:
         return Welcome.from_wire(value)
     except WireError as error:
         raise NetError(f"{link.name} sent a bad WELCOME: {error}") from None
 
 
-def _refused(value: object, link: Link) -> None:
-    """Raise ``NetError`` with the host's reason if ``value`` is a REFUSE."""
-    if isinstance(value, dict) and "refuse" in value:
-        reason = value["refuse"]
-        if not (isinstance(reason, str) and reason.isprintable()):  # shown to a person: one line, no escapes
-            raise NetError(f"{link.name} sent a bad reply")
-        raise NetError(f"{link.name} refused us: {reason[:200]}")
-
-
 def _read_start(payload: bytes, link: Link) -> SignedMessage:
-    try:
-        value = unpack(payload)
-    except WireError as error:
-        raise NetError(f"{link.name} sent a bad frame: {error}") from None
-    _refused(value, link)
-    if isinstance(value, dict):
+    if isinstance(_reply(payload, link), dict):
         raise NetError(f"{link.name} sent a bad reply")
     try:
         start = parse(payload)
@@ -1009,6 +991,20 @@ def _read_start(payload: bytes, link: Link) -> SignedMessage:
     if start.kind is not Kind.START:
         raise NetError(f"{link.name} sent {start.kind.value} instead of START")
     return start
+
+
+def _reply(payload: bytes, link: Link) -> object:
+    """A frame from the host, decoded; a REFUSE raises ``NetError`` with the host's reason."""
+    try:
+        value = unpack(payload)
+    except WireError as error:
+        raise NetError(f"{link.name} sent a bad frame: {error}") from None
+    if isinstance(value, dict) and "refuse" in value:
+        reason = value["refuse"]
+        if not (isinstance(reason, str) and reason.isprintable()):  # shown to a person: one line, no escapes
+            raise NetError(f"{link.name} sent a bad reply")
+        raise NetError(f"{link.name} refused us: {reason[:200]}")
+    return value
 
 
 def _seat_of(start: SignedMessage, key) -> tuple[Table, int]:
