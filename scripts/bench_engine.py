@@ -84,37 +84,42 @@ def random_speed(hands: int, seed: int) -> float:
     return hands / (time.perf_counter() - start)
 
 
+def against_randoms(game, bot, hands: int, seed: int):
+    """Each deck played once with ``bot`` in each seat in turn and random bots elsewhere, the
+    dealer moving on per deck: yields (the bot's seat, the result) for ``hands`` hands."""
+    rng = random.Random(seed)
+    randoms = [RandomBot(random.Random(seed + 2 + seat)) for seat in range(game.players)]
+    played = deal = 0
+    while True:
+        deck = shuffled_deck(game, rng)
+        dealer = deal % game.players
+        deal += 1
+        for seat in range(game.players):
+            if played >= hands:
+                return
+            bots = list(randoms)
+            bots[seat] = bot
+            yield seat, play_hand(game.new_hand(dealer, (), cards=list(deck)), bots)
+            played += 1
+
+
 def heuristic_vs_random(players: int, hands: int, seed: int) -> dict:
     """Play ``hands`` hands, each deck once per heuristic seat; count the heuristic's wins."""
-    game = BoxWhist(players)
-    rng = random.Random(seed)
     heuristic = _Timed(HeuristicBot(random.Random(seed + 1)))
-    randoms = [RandomBot(random.Random(seed + 2 + seat)) for seat in range(players)]
-    wins = decided = played = 0
+    wins = decided = 0
     start = time.perf_counter()
-    deal = 0
-    while played < hands:
-        deck = shuffled_deck(game, rng)
-        dealer = deal % players
-        deal += 1
-        for seat in range(players):
-            if played >= hands:
-                break
-            bots = list(randoms)
-            bots[seat] = heuristic
-            result = play_hand(game.new_hand(dealer, (), cards=list(deck)), bots)
-            played += 1
-            if any(result.points):  # a drawn hand gives nobody its point
-                decided += 1
-                wins += result.points[seat]
+    for seat, result in against_randoms(BoxWhist(players), heuristic, hands, seed):
+        if any(result.points):  # a drawn hand gives nobody its point
+            decided += 1
+            wins += result.points[seat]
     elapsed = time.perf_counter() - start
     return {
         "players": players,
-        "hands": played,
+        "hands": hands,
         "decided": decided,
         "wins": wins,
         "share": wins / decided if decided else 0.0,
-        "hands_per_s": played / elapsed,
+        "hands_per_s": hands / elapsed,
         "decisions_per_s": heuristic.calls / heuristic.seconds if heuristic.seconds else 0.0,
     }
 
@@ -132,24 +137,12 @@ def box_random_speed(games: int, seed: int) -> float:
 def box_heuristic_vs_random(variant: str, games: int, seed: int) -> dict:
     """Play ``games`` Box games, each deck once per heuristic seat; under the seed rules count
     the games the heuristic seat loses, under pagat's the games it wins."""
-    game = Box(BOX_PLAYERS, variant)
-    rng = random.Random(seed)
     heuristic = _Timed(BoxHeuristicBot(random.Random(seed + 1)))
-    randoms = [RandomBot(random.Random(seed + 2 + seat)) for seat in range(BOX_PLAYERS)]
-    counted = played = deal = 0
+    counted = 0
     start = time.perf_counter()
-    while played < games:
-        deck = shuffled_deck(game, rng)
-        dealer = deal % BOX_PLAYERS
-        deal += 1
-        for seat in range(BOX_PLAYERS):
-            if played >= games:
-                break
-            bots = list(randoms)
-            bots[seat] = heuristic
-            points = play_hand(game.new_hand(dealer, [], list(deck)), bots).points
-            played += 1
-            counted += points[seat] == (0 if variant == "seed" else 1)
+    for seat, result in against_randoms(Box(BOX_PLAYERS, variant), heuristic, games, seed):
+        counted += result.points[seat] == (0 if variant == "seed" else 1)
+    played = games
     elapsed = time.perf_counter() - start
     rate = counted / played
     return {
