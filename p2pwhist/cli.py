@@ -158,7 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "over loopback TCP, and play one seat yourself.")
     _game_arguments(play, "seats at the table (default: the game's usual number)")
     play.add_argument("--hands", type=_positive_int, default=3, help="hands (games of Box) in the match (default 3)")
-    play.add_argument("--bot", choices=BOT_NAMES, default="heuristic", help="the computer players (default heuristic)")
+    play.add_argument("--bot", choices=BOT_NAMES, help="the computer players (default: the game's strongest that "
+                      "answers within about a second: search for boxwhist, heuristic for box)")
     play.add_argument("--watch", action="store_true", help="bots in every seat; show the game as it goes")
     play.add_argument("--local", action="store_true", help="play in this process, without the network "
                       "or the card-dealing protocol (fast; nothing to verify)")
@@ -464,6 +465,7 @@ PLAY_BOT_TIMEOUT = 86400.0
 def _play(args: argparse.Namespace) -> int:
     """A host in this process (the person, or a watched bot) and bots as separate processes."""
     entry, game = _game(args)
+    args.bot = args.bot or entry.default_bot
     if args.bot not in entry.bots:
         raise ConfigError(f"{entry.name} has no {args.bot!r} bot (it has {', '.join(entry.bots)})")
     if args.local:

@@ -278,4 +278,5 @@ class GameEntry:
     default_players: int
     options: Mapping[str, tuple[str, ...]]  # each option's values, the default first
     bots: Mapping[str, BotFactory]
+    default_bot: str  # the strongest bot that answers within about a second a move
     text: GameText

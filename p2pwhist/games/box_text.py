@@ -512,5 +512,6 @@ BOX = GameEntry(
     default_players=DEFAULT_PLAYERS,
     options={"variant": tuple(variant.value for variant in Variant)},
     bots={"random": RandomBot, "heuristic": BoxHeuristicBot},
+    default_bot="heuristic",
     text=BoxText(),
 )

@@ -288,5 +288,6 @@ BOXWHIST = GameEntry(
     default_players=2,
     options={},
     bots={"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot},
+    default_bot="search",  # at most 0.84 s a move at 2 players, 0.41 s at 3 and 4 (scripts/duplicate.py)
     text=BoxWhistText(),
 )
