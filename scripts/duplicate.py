@@ -57,6 +57,19 @@ OPPONENTS = {"heuristic": HeuristicBot, "random": RandomBot}
 Z95 = 1.959964
 
 
+def play_timed(hand, bots, timed_seat: int) -> list[float]:
+    """Play ``hand`` to its end; the seconds each of ``timed_seat``'s moves took."""
+    times = []
+    while (seat := hand.turn) is not None:
+        view = hand.view(seat)
+        start = time.perf_counter()
+        move = bots[seat].choose(view)
+        if seat == timed_seat:
+            times.append(time.perf_counter() - start)
+        hand.apply(move)
+    return times
+
+
 def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval for a binomial share."""
     if n == 0:
@@ -91,18 +104,10 @@ def duel(opponent: str, pairs: int, playouts: int, seed: int, time_limit: float 
             bots[search_seat] = SearchBot(random.Random(bot_seed), playouts,
                                           time.perf_counter if time_limit else None, time_limit)
             bots[1 - search_seat] = OPPONENTS[opponent](random.Random(bot_seed + 1))
-            while (seat := hand.turn) is not None:
-                view = hand.view(seat)
-                if seat == search_seat:
-                    t0 = time.perf_counter()
-                    move = bots[seat].choose(view)
-                    dt = time.perf_counter() - t0
-                    moves += 1
-                    spent += dt
-                    slowest = max(slowest, dt)
-                else:
-                    move = bots[seat].choose(view)
-                hand.apply(move)
+            times = play_timed(hand, bots, search_seat)
+            moves += len(times)
+            spent += sum(times)
+            slowest = max([slowest, *times])
             points = hand.result().points
             if sum(points):
                 decided += 1
@@ -165,18 +170,10 @@ def rotation(opponent: str, players: int, deals: int, playouts: int, seed: int,
             bots = [OPPONENTS[opponent](random.Random(bot_seed + 1 + j)) for j in range(players)]
             bots[search_seat] = SearchBot(random.Random(bot_seed), playouts,
                                           time.perf_counter if time_limit else None, time_limit)
-            while (seat := hand.turn) is not None:
-                view = hand.view(seat)
-                if seat == search_seat:
-                    t0 = time.perf_counter()
-                    move = bots[seat].choose(view)
-                    dt = time.perf_counter() - t0
-                    moves += 1
-                    spent += dt
-                    slowest = max(slowest, dt)
-                else:
-                    move = bots[seat].choose(view)
-                hand.apply(move)
+            times = play_timed(hand, bots, search_seat)
+            moves += len(times)
+            spent += sum(times)
+            slowest = max([slowest, *times])
             hands += 1
             points = hand.result().points
             if sum(points):
