@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from p2pwhist.cards import Card
+from p2pwhist.cards import Card, CardError
 from p2pwhist.text import Style
 from p2pwhist.wire import describe
 
@@ -183,6 +183,16 @@ def lowest_cut(players: int, cut: Sequence[Card]) -> int:
     if len(cut) != players or len(set(cut)) != players:
         raise EngineMisuse(f"the cut needs {players} different cards, got {list(cut)}")
     return min(range(players), key=lambda seat: Card(cut[seat]).cut_order)
+
+
+def box_slot(words: Sequence[str], box: Sequence[tuple[int, int, Card | None]]) -> Play:
+    """The move ``box N`` typed by a person (``words``: "box", "N"), for a box given as
+    (slot number, position, card or None) per card left, as both games' views give it; raises
+    ``CardError`` naming the slots there are."""
+    slots = {slot: position for slot, position, _ in box}
+    if len(words) != 2 or not words[1].isdigit() or int(words[1]) not in slots:
+        raise CardError(f"no such box card: choose one of {', '.join(f'box {s}' for s in slots) or 'none'}")
+    return PLAYS[slots[int(words[1])]]
 
 
 def learn_card(cards: list[Card | None], position: int, card: Card) -> None:

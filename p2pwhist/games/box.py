@@ -56,6 +56,7 @@ from p2pwhist.games.base import (
     HonourPolicy,
     IllegalMove,
     Play,
+    box_slot,
     learn_card,
     lowest_cut,
 )
@@ -700,10 +701,7 @@ class BoxView:
         the box (pagat), the card (``put QS`` or just ``QS``)."""
         words = text.lower().split()
         if words and words[0] == "box":
-            slots = {slot: p for slot, p, _ in self.box}
-            if len(words) != 2 or not words[1].isdigit() or int(words[1]) not in slots:
-                raise CardError(f"no such box card: choose one of {', '.join(f'box {s}' for s in slots) or 'none'}")
-            return PLAYS[slots[int(words[1])]]
+            return box_slot(words, self.box)
         restock = bool(words) and words[0] == "put"
         card = Card.parse(" ".join(words[1:]) if restock else text)
         seat = self.seat

@@ -34,6 +34,7 @@ from p2pwhist.games.base import (
     IllegalMove,
     Play,
     best_score,
+    box_slot,
     learn_card,
     lowest_cut,
 )
@@ -555,10 +556,7 @@ class BoxWhistView:
         """Read a move typed by a person: a card (``QS``, ``10h``, ``q♠``) or ``box N``."""
         words = text.lower().split()
         if words and words[0] == "box":
-            slots = {slot: p for slot, p, _ in self.box}
-            if len(words) != 2 or not words[1].isdigit() or int(words[1]) not in slots:
-                raise CardError(f"no such box card: choose one of {', '.join(f'box {s}' for s in slots) or 'none'}")
-            return PLAYS[slots[int(words[1])]]
+            return box_slot(words, self.box)
         card = Card.parse(text)
         for p, held in self.hand.items():
             if held == card:
