@@ -35,6 +35,7 @@ DEADLINE = 30.0
 # The peers' own --timeout: shorter, so a stuck game ends with the program's message first.
 PEER_TIMEOUT = 20.0
 POLL = 0.02
+NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")  # seat order in matches of Peers.match
 HOST_LINE = re.compile(r"on port (\d+); your key fingerprint is ([0-9a-f-]+)")
 
 
@@ -138,6 +139,20 @@ class Peers:
                           "--players", str(players), "--bot", bot, "--hands", "1", "--timeout", f"{timeout:g}", *args)
         found = peer.wait_for(HOST_LINE)
         return Host(peer, int(found[1]), found[2])
+
+    def match(self, players: int, *host_args: str) -> tuple[list[Finished], list[Path], Finished]:
+        """A whole match between processes: a heuristic host and joiners alternating random and
+        heuristic bots, each writing its transcript under ``root``; then ``verify`` on the
+        host's. Returns each peer's end, the transcripts, and the verifier's end."""
+        transcripts = [self.root / f"{name}.p2pw" for name in NAMES[:players]]
+        host = self.host("alice", "--transcript", str(transcripts[0]), *host_args, players=players, bot="heuristic")
+        joiners = [
+            self.join(name, host, "--transcript", str(path), "--expect", host.fingerprint,
+                      bot="random" if seat % 2 else "heuristic")
+            for seat, (name, path) in enumerate(zip(NAMES[1:players], transcripts[1:]), start=1)
+        ]
+        done = [peer.finish() for peer in [host.peer, *joiners]]
+        return done, transcripts, self.start("verifier", "verify", str(transcripts[0])).finish()
 
     def join(self, name: str, host: Host, *args: str, bot: str = "random") -> Peer:
         return self.start(name, "join", host.address, "--name", name, "--bot", bot, "--timeout", f"{PEER_TIMEOUT:g}", *args)

@@ -25,8 +25,6 @@ from p2pwhist.signed import Kind
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import verify
 
-NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
-
 
 @dataclasses.dataclass
 class Match:
@@ -42,16 +40,7 @@ class Match:
 def play_match(tmp_path, players: int, hands: int, *args: str) -> Match:
     """A Box match: a heuristic host and joiners alternating random and heuristic bots."""
     with Peers(tmp_path) as peers:
-        transcripts = [tmp_path / f"{name}.p2pw" for name in NAMES[:players]]
-        host = peers.host("alice", "--game", "box", "--hands", str(hands), "--transcript", str(transcripts[0]), *args,
-                          players=players, bot="heuristic")
-        joiners = [
-            peers.join(name, host, "--transcript", str(path), "--expect", host.fingerprint,
-                       bot="random" if seat % 2 else "heuristic")
-            for seat, (name, path) in enumerate(zip(NAMES[1:players], transcripts[1:]), start=1)
-        ]
-        done = [peer.finish() for peer in [host.peer, *joiners]]
-        verified = peers.start("verifier", "verify", str(transcripts[0])).finish()
+        done, transcripts, verified = peers.match(players, "--game", "box", "--hands", str(hands), *args)
     assert [d.code for d in done] == [0] * players, [d.err for d in done]
     assert all("Traceback" not in d.err for d in done), [d.err for d in done]
     return Match(done, transcripts, verified, verify(read_transcript(transcripts[0])).to_json())

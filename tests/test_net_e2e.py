@@ -10,21 +10,11 @@ from netutil import Peers
 from p2pwhist.signed import Kind
 from p2pwhist.transcript import read_transcript
 
-NAMES = ("alice", "bob", "carol", "dave")
-
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_a_match_between_processes_ends_alike_on_every_peer(tmp_path, players):
     with Peers(tmp_path) as peers:
-        transcripts = [tmp_path / f"{name}.p2pw" for name in NAMES[:players]]
-        host = peers.host("alice", "--transcript", str(transcripts[0]), players=players, bot="heuristic")
-        joiners = [
-            peers.join(name, host, "--transcript", str(path), "--expect", host.fingerprint,
-                       bot="random" if seat % 2 else "heuristic")
-            for seat, (name, path) in enumerate(zip(NAMES[1:players], transcripts[1:]), start=1)
-        ]
-        done = [peer.finish() for peer in [host.peer, *joiners]]
-        verified = peers.start("verifier", "verify", str(transcripts[0])).finish()
+        done, transcripts, verified = peers.match(players)
 
     assert [d.code for d in done] == [0] * players, [d.err for d in done]
     assert verified.code == 0, verified.err
