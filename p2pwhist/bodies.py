@@ -8,7 +8,8 @@ type knows its wire form (``protocol/session.md`` §3). Which body may come when
 its values fit the game (a result equal to ours, a culprit who sits at the table) is the
 session's to judge: a decoder sees one value and no context.
 
-The HELLO that a joiner sends before the game's log starts is decoded here too (``Hello``).
+The unsigned frames outside the log are decoded here too: HELLO, WELCOME, READY, REJOIN and
+RESUMED before a joiner takes (or takes back) its seat, and the host's NOTICE during the game.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class Kind(enum.Enum):
     FINAL = "final"  # a seat's signature on the match result
     DISPUTE = "dispute"  # a seat found a bad reveal: every secret is called in, the audit judges
     ABORT = "abort"  # a seat stops the game and says why
+    FORFEIT = "forfeit"  # the seat due stayed away or took too long: it loses (session.md §7)
 
 
 # -- field readers: each raises BodyError with a short description, never a repr ------------
@@ -108,8 +110,12 @@ def check_name(name: object) -> str:
 
 
 def _key(obj: Any, what: str) -> bytes:
-    if type(obj) is not bytes or len(obj) != PUBLIC_KEY_SIZE:
-        raise BodyError(f"{what} is {PUBLIC_KEY_SIZE} bytes, not {describe(obj)}")
+    return _bin(obj, PUBLIC_KEY_SIZE, what)
+
+
+def _bin(obj: Any, size: int, what: str) -> bytes:
+    if type(obj) is not bytes or len(obj) != size:
+        raise BodyError(f"{what} is {size} bytes, not {describe(obj)}")
     return obj
 
 
@@ -146,11 +152,26 @@ class Hello:
 
 
 @dataclass(frozen=True, slots=True)
-class Welcome(Hello):
-    """The host's answer to a HELLO it would seat: ``{"welcome": {"version", "name", "key"}}``,
-    the host's own identity, so that the joiner can check it before it sits down (wire.md §2)."""
+class Welcome:
+    """The host's answer to a HELLO: ``{"welcome": {"version", "name", "key", "nonce"}}``, the
+    host's own identity, so that the joiner can check it before it sits down, and a fresh
+    nonce that a returning joiner signs to prove it holds its seat's key (wire.md §2)."""
 
     LABEL: ClassVar[str] = "welcome"
+    version: int
+    name: str
+    key: bytes
+    nonce: bytes
+
+    def to_wire(self) -> dict[str, Any]:
+        return {self.LABEL: {"version": self.version, "name": self.name, "key": self.key, "nonce": self.nonce}}
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> Welcome:
+        body = _map(_map(obj, {cls.LABEL}, "a WELCOME")[cls.LABEL], {"version", "name", "key", "nonce"}, "a WELCOME")
+        return cls(_int(body["version"], 0, 2**32 - 1, "a protocol version"),
+                   _configured(lambda: check_name(body["name"])), _key(body["key"], "a public key"),
+                   _bin(body["nonce"], NONCE_SIZE, "the nonce"))
 
 
 READY = {"ready": True}  # the joiner's answer to WELCOME: it trusts the host and sits down
@@ -160,6 +181,91 @@ def check_ready(obj: Any) -> None:
     """A joiner's READY, or ``BodyError``."""
     if _map(obj, {"ready"}, "a READY")["ready"] is not True:
         raise BodyError("a READY says true")
+
+
+REJOIN_DOMAIN = b"p2pwhist rejoin v1\x00"
+
+
+@dataclass(frozen=True, slots=True)
+class Rejoin:
+    """A returning joiner's answer to WELCOME, instead of READY (wire.md §2): the game it
+    returns to (its id), its seat, how many messages of the log it holds and the hash of the
+    last, and its signature over all of these and the WELCOME's nonce (``statement``), which
+    proves it holds the seat's key now, not merely once."""
+
+    LABEL: ClassVar[str] = "rejoin"
+    game: bytes
+    seat: int
+    have: int
+    head: bytes
+    proof: bytes
+
+    @staticmethod
+    def statement(game: bytes, seat: int, have: int, head: bytes, nonce: bytes) -> bytes:
+        return REJOIN_DOMAIN + game + bytes([seat]) + have.to_bytes(4, "big") + head + nonce
+
+    def to_wire(self) -> dict[str, Any]:
+        return {self.LABEL: {"game": self.game, "seat": self.seat, "have": self.have, "head": self.head,
+                             "proof": self.proof}}
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> Rejoin:
+        body = _map(_map(obj, {cls.LABEL}, "a REJOIN")[cls.LABEL], {"game", "seat", "have", "head", "proof"},
+                    "a REJOIN")
+        return cls(_bin(body["game"], 32, "the game id"), _int(body["seat"], 1, MAX_SEATS - 1, "a joiner's seat"),
+                   _int(body["have"], 1, 2**32 - 1, "a message count"), _bin(body["head"], 32, "the head"),
+                   _bin(body["proof"], 64, "the proof"))
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """The host's answer to a REJOIN it takes: how many messages its log holds. It then sends
+    the messages the joiner lacks, and the joiner sends its own that the host lacks."""
+
+    LABEL: ClassVar[str] = "resumed"
+    have: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {self.LABEL: {"have": self.have}}
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> Resumed:
+        body = _map(_map(obj, {cls.LABEL}, "a RESUMED")[cls.LABEL], {"have"}, "a RESUMED")
+        return cls(_int(body["have"], 1, 2**32 - 1, "a message count"))
+
+
+class Presence(enum.Enum):
+    """Why the table waits for a seat, as the host tells the others (``Notice``)."""
+
+    GONE = "gone"  # its connection was lost: the table waits for it to return
+    BACK = "back"  # it returned
+    SLOW = "slow"  # it is connected, and has not moved for a while
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """An unsigned word from the host during the game, between the log's messages (wire.md
+    §2): the table waits for ``seat``, which has ``left`` seconds before it forfeits. For
+    people to read only: nothing in the game depends on it, so a lying host gains nothing."""
+
+    LABEL: ClassVar[str] = "notice"
+    seat: int
+    presence: Presence
+    waited: int
+    left: int
+
+    def to_wire(self) -> dict[str, Any]:
+        return {self.LABEL: {"seat": self.seat, "presence": self.presence.value, "waited": self.waited,
+                             "left": self.left}}
+
+    @classmethod
+    def from_wire(cls, obj: Any) -> Notice:
+        body = _map(_map(obj, {cls.LABEL}, "a NOTICE")[cls.LABEL], {"seat", "presence", "waited", "left"}, "a NOTICE")
+        presence = body["presence"]
+        if presence not in {p.value for p in Presence}:
+            raise BodyError(f"a presence is gone, back or slow, not {describe(presence)}")
+        return cls(_int(body["seat"], 0, MAX_SEATS - 1, "a seat"), Presence(presence),
+                   _int(body["waited"], 0, 86400 * 2, "seconds waited"), _int(body["left"], 0, 86400 * 2, "seconds left"))
 
 
 # -- START -----------------------------------------------------------------------------------
@@ -365,6 +471,26 @@ class Abort:
         return Abort(_text(body["reason"], MAX_REASON, "a reason"), _seat_or_nil(body["culprit"], "the culprit"))
 
 
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """The seat due stayed away past the table's wait, or took longer than the limit for one
+    message: it loses (session.md §7). The first remaining seat to say so signs it, every
+    other remaining seat signs the same body, then each signs FINAL."""
+
+    KIND: ClassVar[Kind] = Kind.FORFEIT
+    seat: int
+    reason: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"seat": self.seat, "reason": self.reason}
+
+    @staticmethod
+    def from_wire(obj: Any) -> Forfeit:
+        body = _map(obj, {"seat", "reason"}, "a FORFEIT")
+        return Forfeit(_int(body["seat"], 0, MAX_SEATS - 1, "the seat that forfeits"),
+                       _text(body["reason"], MAX_REASON, "a reason"))
+
+
 def _deck_message(wire: Any, expected: type, what: str) -> Any:
     try:
         message = decode_message(wire)
@@ -376,7 +502,7 @@ def _deck_message(wire: Any, expected: type, what: str) -> Any:
 
 
 Body: TypeAlias = (Table | Accept | NextHand | Commitment | ShufflePass | LockPass | PositionKeys | CardPlay
-                   | SecretReveal | HandSigned | MatchSigned | Dispute | Abort)
+                   | SecretReveal | HandSigned | MatchSigned | Dispute | Abort | Forfeit)
 
 # Each kind's body type, and how its wire form is read. The deck's messages are the bodies of
 # the deck's kinds as they stand (deck.md §5).
@@ -394,6 +520,7 @@ _DECODERS: dict[Kind, Callable[[Any], Body]] = {
     Kind.FINAL: MatchSigned.from_wire,
     Kind.DISPUTE: Dispute.from_wire,
     Kind.ABORT: Abort.from_wire,
+    Kind.FORFEIT: Forfeit.from_wire,
 }
 _KIND_OF_DECK_MESSAGE: dict[type, Kind] = {
     Commitment: Kind.COMMIT, ShufflePass: Kind.SHUFFLE, LockPass: Kind.LOCK, PositionKeys: Kind.KEYS,

@@ -145,11 +145,13 @@ def deck_without(*removed: Card) -> tuple[Card, ...]:
     return tuple(card for card in CARDS if card not in removed)
 
 
-def format_cards(cards: Iterable[Card]) -> str:
-    return " ".join(str(card) for card in cards)
+def format_cards(cards: Iterable[Card | None]) -> str:
+    """Cards in a line; "?" for one never revealed (a record of a hand cut short)."""
+    return " ".join("?" if card is None else str(card) for card in cards)
 
 
-def sort_for_display(cards: Iterable[Card]) -> list[Card]:
-    """Group by suit (spades, hearts, clubs, diamonds alternate colours), high to low."""
+def sort_for_display(cards: Iterable[Card | None]) -> list[Card | None]:
+    """Group by suit (spades, hearts, clubs, diamonds alternate colours), high to low; cards
+    never revealed (None) last."""
     order = {Suit.SPADES: 0, Suit.HEARTS: 1, Suit.CLUBS: 2, Suit.DIAMONDS: 3}
-    return sorted(cards, key=lambda card: (order[card.suit], -card.rank))
+    return sorted(cards, key=lambda card: (4, 0) if card is None else (order[card.suit], -card.rank))

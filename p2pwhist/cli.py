@@ -33,10 +33,11 @@ from p2pwhist.bodies import check_name
 from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText, HandResult
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES, game_entry
-from p2pwhist.home import HomeError, KnownPeers, identity_fingerprint, load_identity
+from p2pwhist.home import HomeError, KnownPeers, identity_fingerprint, load_identity, secrets_path, unfinished_games
 from p2pwhist.net import (
     DEFAULT_PORT,
     DEFAULT_TIMEOUT,
+    DEFAULT_WAIT,
     Agent,
     GameRecord,
     HostOptions,
@@ -45,6 +46,7 @@ from p2pwhist.net import (
     host,
     join,
     parse_address,
+    unfinished,
 )
 from p2pwhist.session import Session
 from p2pwhist.signed import Kind, SignedMessage, fingerprint
@@ -65,6 +67,7 @@ Box Whist (--game boxwhist, 2-4 players) and Bradley's Box (--game box, 2-6 play
   p2pwhist play              play against the computer on this machine
   p2pwhist host              start a table others can join
   p2pwhist join HOST[:PORT]  sit down at someone's table
+  p2pwhist resume [FILE]     go back to a game that stopped (a crash, Ctrl-C, a lost connection)
   p2pwhist rules [GAME]      how to play a game (without GAME: the games)
   p2pwhist verify FILE       check a recorded game
   p2pwhist show FILE         print a recorded game like a score sheet
@@ -133,7 +136,12 @@ def _peer_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--identity", type=Path, help="your key file (default: $P2PWHIST_HOME/identity.pem, "
                         "created on first use)")
     parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT,
-                        help=f"seconds to wait for another player before giving up (default {DEFAULT_TIMEOUT:g})")
+                        help="the most seconds a player may take over one move (or any message); past it they "
+                        f"forfeit the match, and the others are told as the time runs (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--wait", type=_seconds, default=DEFAULT_WAIT,
+                        help="seconds the table waits for a player whose connection was lost to come back (they "
+                        "run the same command again, or p2pwhist resume; a joiner reconnects by itself); past it "
+                        f"they forfeit the match (default {DEFAULT_WAIT:g})")
     _plain_argument(parser)
 
 
@@ -151,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pwhist", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.set_defaults(argv=None)  # how the program was run, set by ``main``
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = commands.add_parser("play", help="play against the computer (or watch bots play)",
@@ -204,6 +213,14 @@ def build_parser() -> argparse.ArgumentParser:
                                "the result; then the match table. The game is verified first.")
     show.add_argument("path", type=Path, metavar="FILE", help="a transcript (.p2pw) file")
 
+    resume = commands.add_parser("resume", help="go back to a game that stopped",
+                                 description="Go on with a game this peer left before its end (a crash, Ctrl-C, a "
+                                 "lost connection), from its transcript and the secrets saved beside it: run the "
+                                 "command that started it again. The same command run again does the same. The "
+                                 "others keep the table open for --wait seconds (default 300).")
+    resume.add_argument("path", type=Path, nargs="?", metavar="FILE",
+                        help="the game's transcript (default: the newest unfinished game in $P2PWHIST_HOME/games)")
+
     rules = commands.add_parser("rules", help="how to play a game",
                                 description="Print a game's rules, written for players. Without GAME, list "
                                 "the games: their players and variants.")
@@ -214,10 +231,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # ``p2pwhist resume`` runs it again
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    commands = {"play": _play, "host": _host, "join": _join, "rules": _rules, "verify": _verify, "show": _show}
+    commands = {"play": _play, "host": _host, "join": _join, "resume": _resume, "rules": _rules,
+                "verify": _verify, "show": _show}
     try:
         return commands[args.command](args)
     except BaseException as raised:  # noqa: BLE001 (sorted below; anything else propagates)
@@ -230,6 +249,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_PEER
         if isinstance(error, KeyboardInterrupt):
             print("\np2pwhist: interrupted", file=sys.stderr)
+            if args.command in ("host", "join", "resume") and unfinished_games():
+                print("p2pwhist: to go back to the game, run the same command again, or p2pwhist resume, before "
+                      "the others stop waiting (--wait, 5 minutes unless they chose otherwise)", file=sys.stderr)
             return 130
         if isinstance(error, BrokenPipeError):  # output piped into e.g. `head`, which stopped reading
             sys.stderr.close()
@@ -297,9 +319,15 @@ def _verify(args: argparse.Namespace) -> int:
         players = ", ".join(f"{p.name} ({p.fingerprint})" for p in table.players)
         state = "complete" if verdict.complete else "unfinished"
         print(f"valid, {state}: {table.game.name}, {len(verdict.hands)} hands, players {players}")
-        match = verdict.session.match  # type: ignore[union-attr]
-        if verdict.complete and match is not None:
-            print(match_line([p.name for p in table.players], match.points, match.winner))
+        session = verdict.session
+        names = [p.name for p in table.players]
+        leaver, outcome = session.leaver, session.outcome  # type: ignore[union-attr]
+        if leaver is not None and outcome is not None:
+            print(f"{names[leaver.seat]} (seat {leaver.seat}) left the match at message {leaver.seq} and "
+                  f"forfeits it: {leaver.reason}")
+            print(match_line(names, outcome.points, outcome.winner, leaver.seat))
+        elif verdict.complete and session.match is not None:  # type: ignore[union-attr]
+            print(match_line(names, session.match.points, session.match.winner))  # type: ignore[union-attr]
         if verdict.stopped:
             print(f"unfinished: {verdict.stopped}")
         print(f"head {verdict.head.hex()}")
@@ -390,7 +418,10 @@ class _Display:
         names = [p.name for p in record.table.players]
         outcome = record.outcome
         assert outcome is not None
-        print(f"Match over. {match_line(names, outcome.points, outcome.winner)}.")
+        left = outcome.forfeited
+        if left is not None:
+            print(f"{names[left.seat]} left the match: {left.reason}.")
+        print(f"Match over. {match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
         print(f"Transcript: {record.transcript}")
 
 
@@ -415,14 +446,20 @@ def _trust_prompt(bot: str | None, known: KnownPeers):
 
 
 def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
+    """What ``host`` and ``join`` share. A ``--transcript`` that exists is the game to go on
+    with if it is an unfinished game of ours (its secrets file beside it); otherwise it is
+    never overwritten."""
+    key = load_identity(args.identity)
+    resume = None
     if args.transcript is not None:  # found now, not once the game began (the files are made with O_EXCL then)
-        saved = args.transcript.with_name(args.transcript.name + ".secrets")
-        if os.path.lexists(args.transcript):  # a file, or a symbolic link even to nowhere
+        saved = secrets_path(args.transcript)
+        if os.path.lexists(args.transcript) and os.path.lexists(saved):
+            resume = unfinished(args.transcript, key).path
+        elif os.path.lexists(args.transcript):  # a file, or a symbolic link even to nowhere
             raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
-        if os.path.lexists(saved):
+        elif os.path.lexists(saved):
             raise ConfigError(f"{saved} already exists: a secrets file is never reused (whoever made it "
                               "could read your cards; remove it if it is yours)")
-    key = load_identity(args.identity)
     name = _person_name(args.name)
     known = KnownPeers.default()
     return PeerOptions(
@@ -433,8 +470,11 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
         timeout=args.timeout,
         known=known,
         trust_new=_trust_prompt(args.bot, known),
-        report=partial(print, flush=True),
+        report=display.full.report if display.full is not None else partial(print, flush=True),
         on_event=display.on_event,
+        wait=args.wait,
+        command=args.argv,
+        resume=resume,
     )
 
 
@@ -443,9 +483,24 @@ def _host(args: argparse.Namespace) -> int:
     length = MatchLength(hands=args.hands, minutes=args.minutes)  # neither: an open match
     display = _Display(args.bot, full=_full_screen(args, args.bot is None))
     options = _options(args, display)
+    if options.resume is None and args.transcript is None:
+        options.resume = _unfinished_table(options, game, length)
     record = display.run(host, options, HostOptions(game, length, args.port, args.bind))
     display.finish(record)
     return 0
+
+
+def _unfinished_table(options: PeerOptions, game: Game, length: MatchLength) -> Path | None:
+    """The newest unfinished game we hosted with this very configuration, which running the
+    same ``host`` command again goes on with."""
+    for path in unfinished_games():
+        try:
+            found = unfinished(path, options.key)
+        except ConfigError:
+            continue
+        if found.seat == 0 and found.table.game == game and found.table.length == length:
+            return path
+    return None
 
 
 def _join(args: argparse.Namespace) -> int:
@@ -456,6 +511,29 @@ def _join(args: argparse.Namespace) -> int:
     record = display.run(join, options, address, port, args.expect)
     display.finish(record)
     return 0
+
+
+def _resume(args: argparse.Namespace) -> int:
+    """Run again the command that started the unfinished game, with its transcript named."""
+    if args.path is None:
+        games = unfinished_games()
+        if not games:
+            raise ConfigError("there is no unfinished game to resume in $P2PWHIST_HOME/games")
+        args.path = games[0]
+    command = args.path.with_name(args.path.name + ".command")
+    try:
+        argv = json.loads(command.read_text())["argv"]
+        if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv) and argv[:1] in (["host"], ["join"])):
+            raise ValueError("not a command")
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ConfigError(f"cannot tell how {args.path} was played ({command.name}: {error}); "
+                          "run the host or join command that started it again, with --transcript") from None
+    if "--transcript" in argv:  # named again below, as an absolute path: we may be elsewhere now
+        at = argv.index("--transcript")
+        argv = argv[:at] + argv[at + 2 :]
+    argv = [*argv, "--transcript", str(args.path.absolute())]
+    print(f"Resuming {args.path}: p2pwhist {' '.join(argv)}", flush=True)
+    return main(argv)
 
 
 # The computer players of ``play`` wait for a person: give them a day rather than minutes.

@@ -63,6 +63,25 @@ def create_private(path: Path, what: str) -> int:
     return fd
 
 
+def reopen_private(path: Path, what: str) -> int:
+    """A file ``create_private`` made earlier (a crashed game's transcript or secrets), open
+    for appending: its descriptor. Refused (``HomeError``) unless it is still a regular file,
+    not a symbolic link, ours, and readable by us alone: otherwise someone may have swapped it
+    meanwhile, and could read what we would add."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise HomeError(f"{path} is a symbolic link: refusing to use it for {what}") from None
+        raise HomeError(f"cannot open {what} {path}: {error.strerror}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        os.close(fd)
+        raise HomeError(f"{path} is not a private file of yours (mode {stat.filemode(info.st_mode)}): "
+                        f"refusing to use it for {what}")
+    return fd
+
+
 def load_identity(path: Path | None = None) -> Ed25519PrivateKey:
     """The user's Ed25519 key, created from OS randomness on first use."""
     path = path or home_dir() / "identity.pem"
@@ -219,6 +238,22 @@ class KnownPeers:
 def new_transcript_path(game_id: bytes) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return home_dir() / "games" / f"{stamp}-{game_id.hex()[:8]}.p2pw"
+
+
+def secrets_path(transcript: Path) -> Path:
+    """Where a game's hand secrets are kept, beside its transcript, until the game ends."""
+    return transcript.with_name(transcript.name + ".secrets")
+
+
+def unfinished_games() -> list[Path]:
+    """The transcripts under ``$P2PWHIST_HOME/games`` whose games may be resumed, newest
+    first: those that still have their secrets file, which a game deletes once it is over."""
+    folder = home_dir() / "games"
+    try:
+        found = [path for path in folder.glob("*.p2pw") if secrets_path(path).is_file()]
+    except OSError:
+        return []
+    return sorted(found, key=lambda path: path.stat().st_mtime, reverse=True)
 
 
 def identity_fingerprint(key: Ed25519PrivateKey) -> str:

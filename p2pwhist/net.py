@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import inspect
 import ipaddress
+import json
 import os
 import secrets
 import socket
@@ -29,11 +30,27 @@ import time
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Protocol
 
 import trio
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from p2pwhist.bodies import PROTOCOL_VERSION, READY, Hello, Player, Table, Welcome, check_ready
+from p2pwhist.bodies import (
+    NONCE_SIZE,
+    PROTOCOL_VERSION,
+    READY,
+    Hello,
+    Notice,
+    Player,
+    Presence,
+    Rejoin,
+    Resumed,
+    Table,
+    Welcome,
+    Forfeit,
+    check_ready,
+)
 from p2pwhist.games.base import ConfigError, Game, Play
 from p2pwhist.games.match import MatchLength
 from p2pwhist.home import (
@@ -42,9 +59,13 @@ from p2pwhist.home import (
     KnownPeers,
     create_private,
     new_transcript_path,
+    reopen_private,
+    secrets_path,
+    unfinished_games,
 )
 from p2pwhist.session import (
     HOST,
+    SECRET_SIZE,
     Aborted,
     Convicted,
     LocalError,
@@ -64,7 +85,7 @@ from p2pwhist.signed import (
     public_bytes,
     same_fingerprint,
 )
-from p2pwhist.transcript import TranscriptError, TranscriptWriter
+from p2pwhist.transcript import TranscriptError, TranscriptWriter, read_transcript, read_unfinished
 from p2pwhist.wire import LENGTH, MAX_FRAME, FrameBuffer, WireError, frame, pack, unpack
 
 # A handshake is one HELLO frame: a peer that takes longer than this to say HELLO is not a
@@ -73,9 +94,13 @@ HANDSHAKE_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
 # A joiner answers WELCOME once it has checked the host's key, which may mean asking its person.
 READY_TIMEOUT = 120.0
-# Humans think: the default wait for a peer's next message is generous; bots answer in
+# Humans think: the most one seat may take over one message is generous; bots answer in
 # milliseconds, so tests and benchmarks set it lower with --timeout.
-DEFAULT_TIMEOUT = 300.0
+DEFAULT_TIMEOUT = 600.0
+# How long the table waits for a seat whose connection was lost (--wait).
+DEFAULT_WAIT = 300.0
+# While the table waits for a seat, every this many seconds the others are told how long.
+NOTICE_EVERY = 30.0
 RECEIVE_CHUNK = 65536
 
 # The host's lobby must stay small whoever connects (protocol/wire.md section 2). A HELLO is
@@ -105,6 +130,10 @@ class NetError(Exception):
         self.seat = seat
 
 
+class BadFrame(NetError):
+    """A peer sent bytes that are not a frame we take: a fault, not a lost connection."""
+
+
 @dataclass
 class Link:
     """One framed TCP connection to a peer. One task writes at a time (trio forbids more).
@@ -132,7 +161,7 @@ class Link:
             try:
                 payload = self.buffer.next_frame()
             except WireError as error:
-                raise NetError(f"{self.name} sent a bad frame: {error}", self.seat) from None
+                raise BadFrame(f"{self.name} sent a bad frame: {error}", self.seat) from None
             if payload is not None:
                 self._length.clear()
                 return payload
@@ -147,7 +176,7 @@ class Link:
             if limited and len(self._length) < LENGTH.size:
                 self._length += data  # no more than the length's missing bytes were asked for
                 if len(self._length) == LENGTH.size and (size := LENGTH.unpack(self._length)[0]) > self.limit:
-                    raise NetError(f"{self.name} sent a frame of {size} bytes, over the {self.limit}-byte limit "
+                    raise BadFrame(f"{self.name} sent a frame of {size} bytes, over the {self.limit}-byte limit "
                                    "before the game", self.seat)
 
     def _rest_of_frame(self) -> int:
@@ -208,11 +237,14 @@ class PeerOptions:
     key: object  # Ed25519PrivateKey
     agent: Agent
     transcript: Path | None
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float = DEFAULT_TIMEOUT  # the most one seat may take over one message
     known: KnownPeers | None = None
     trust_new: Callable[[str, bytes], Awaitable[bool]] | None = None  # None: accept new keys
     report: Callable[[str], None] = print
     on_event: Callable[[Session, SignedMessage], None] | None = None
+    wait: float = DEFAULT_WAIT  # how long the table waits for a seat whose connection was lost
+    command: list[str] | None = None  # how this peer was started: ``p2pwhist resume`` runs it again
+    resume: Path | None = None  # the transcript of an unfinished game to go on with, if any
 
 
 @dataclass
@@ -225,76 +257,121 @@ class GameRecord:
 # -- the shared peer loop ------------------------------------------------------------------
 
 
-Send = Callable[[SignedMessage], Awaitable[None]]
-Receive = Callable[[int], Awaitable[tuple[bytes, int]]]
-Relay = Callable[[bytes, int], Awaitable[None]]
+class Absent(Exception):
+    """The seat whose message is due stayed away past the table's wait, or took longer than
+    the limit for one message: it forfeits (``Session.forfeit``)."""
+
+    def __init__(self, seat: int, reason: str) -> None:
+        super().__init__(reason)
+        self.seat = seat
+        self.reason = reason
 
 
-class _Record:
-    """The transcript file, kept level with the session's log, plus the evidence of a message
-    we refused (which never enters the log)."""
+class Peers(Protocol):
+    """The other seats, as one peer reaches them: the host through each joiner's connection,
+    a joiner through its connection to the host. Connections may drop and come back; what was
+    written to the transcript reaches each peer once it is connected (``deliver``)."""
 
-    def __init__(self, session: Session, writer: TranscriptWriter) -> None:
-        self.session = session
+    async def receive(self, seat: int) -> tuple[bytes, int]:
+        """The next frame of ``seat``'s message, and the seat whose connection carried it;
+        ``Absent`` when the seat is gone too long, ``NetError`` when it cannot come."""
+
+    def received(self, via: int) -> None:
+        """The message just written came over ``via``'s connection: it has it already."""
+
+    async def deliver(self) -> None:
+        """Send every message written so far to every connected peer that lacks it."""
+
+
+class _GameFiles:
+    """What a game keeps on disk while it lasts (session.md §7): the transcript, written
+    ahead (every message is in it before it is sent or relayed, so a peer that crashes never
+    finds that it sent a message its transcript lacks), the hand secrets, and the command
+    that started this peer, for ``p2pwhist resume``. ``raws`` are the log's messages as
+    written, which the connections are sent from."""
+
+    def __init__(self, path: Path, secrets_: _SecretFile, writer: TranscriptWriter, raws: list[bytes],
+                 command: list[str] | None) -> None:
+        self.path = path
+        self.secrets = secrets_
         self.writer = writer
-        self.written = 0
+        self.raws = raws
+        self.command = command
+        self.command_path = path.with_name(path.name + ".command")
+        if command is not None and not os.path.lexists(self.command_path):
+            try:
+                with os.fdopen(create_private(self.command_path, "the command to resume with"), "w") as out:
+                    json.dump({"argv": command}, out)
+            except (HomeError, OSError) as error:  # only `p2pwhist resume` without arguments needs it
+                print(f"Warning: {error}", file=sys.stderr)
 
-    def catch_up(self) -> None:
-        log = self.session.log
-        for message in log[self.written :]:
-            self.writer.append(message)
-        self.written = len(log)
+    def add(self, message: SignedMessage) -> None:
+        self.writer.append(message)
+        self.raws.append(message.raw)
 
     def evidence(self, raw: bytes) -> None:
         """Write the message we refused, before our ABORT, so that anyone who verifies the
         transcript reaches our verdict. A frame that is not even a message proves nothing."""
-        self.catch_up()
-        if self.session.log[-1].raw == raw:
-            return  # taken into the log, then refused by its body: already written
+        if self.raws and self.raws[-1] == raw:
+            return  # written once its envelope checked out, then refused by its body
         try:
             self.writer.append(parse(raw))
         except SignatureError:
             pass
 
+    def close(self, over: bool) -> None:
+        """Close the transcript; once the game is ``over`` nothing else is needed: every
+        secret we still hold is either in the transcript or protects nothing any more. A game
+        started with no command to resume it by (``play``'s own seat) is over when it stops."""
+        self.writer.close()
+        if over or self.command is None:
+            self.secrets.discard()
+            self.command_path.unlink(missing_ok=True)
 
-async def _play(session: Session, options: PeerOptions, send: Send, receive: Receive, relay: Relay | None,
-                writer: TranscriptWriter, names: list[str]) -> Outcome:
+
+async def _play(session: Session, options: PeerOptions, peers: Peers, files: _GameFiles,
+                names: list[str]) -> Outcome:
     """Drive the session until the match is over; on a peer's fault, tell the others why.
 
-    ``receive(seat)`` waits for the next message (from ``seat``, or from the host that relays
-    it) and says which seat's connection carried it; the host passes ``relay`` to forward
-    each joiner's message to the others."""
+    A received message is written and passed on (by the host, to the other joiners) once its
+    envelope checks out, before the costly checks of its body: every peer makes those itself,
+    so their work overlaps ours."""
     started = trio.current_time()
-    record = _Record(session, writer)
-    record.catch_up()
+    refused = False
     try:
         while (need := session.need) is not Need.DONE:
             if need is Need.PEER:
-                seat = session.waiting_for
-                with trio.move_on_after(options.timeout) as scope:
-                    raw, via = await receive(seat)
-                if scope.cancelled_caught:
-                    raise NetError(f"{names[seat]} (seat {seat}) sent nothing for {options.timeout:g} s", seat)
                 try:
-                    message = session.check(raw, via)
-                    if relay is not None:
-                        # Forward once the envelope checks out, before the costly checks of
-                        # its body: every peer makes those itself, so their work overlaps ours.
-                        await relay(raw, via)
-                    session.take(message)
-                except RemoteError:
-                    record.evidence(raw)
-                    raise
+                    raw, via = await peers.receive(session.waiting_for)  # type: ignore[arg-type]
+                except Absent as absent:
+                    message = _declare_forfeit(session, absent, names)
+                    if message is None:
+                        break  # the forfeit is settled, but the others cannot sign it: stop here
+                    files.add(message)
+                    await peers.deliver()
+                else:
+                    try:
+                        message = session.check(raw, via)
+                        files.add(message)
+                        peers.received(via)
+                        await peers.deliver()
+                        session.take(message)
+                    except RemoteError:
+                        reason = _forfeit_of_ours(session, raw)
+                        if reason is not None:  # we made our move too late: the table went on without us
+                            raise Refused(f"{names[session.seat]} left the match, as the others signed: {reason}")  # type: ignore[index]
+                        files.evidence(raw)
+                        raise
             else:
                 value = await _input_for(session, need, options, started)
                 message = session.produce(value)
-                await send(message)
-            record.catch_up()
+                files.add(message)
+                await peers.deliver()
             _remember_if_started(session, options)
             if options.on_event:
                 options.on_event(session, message)
-            if message.kind is Kind.RESULT:
-                writer.sync()  # at least once a hand: nothing agreed is lost in a crash
+            if message.kind in (Kind.RESULT, Kind.FORFEIT):
+                files.writer.sync()  # at least once a hand: nothing agreed is lost in a crash
         if session.error is not None:
             raise session.error  # a verdict every peer reached (Convicted)
         assert session.outcome is not None
@@ -302,19 +379,56 @@ async def _play(session: Session, options: PeerOptions, send: Send, receive: Rec
     except RemoteError as error:
         if not isinstance(error, Convicted):
             reason = f"{names[error.seat]} (seat {error.seat}) broke the rules: {error.reason}"
-            await _abort(session, send, record, reason, error.seat)
+            await _abort(session, peers, files, reason, error.seat)
         raise NetError(f"{names[error.seat]} (seat {error.seat}): {error.reason}", error.seat) from None
     except Aborted as error:
+        if session.outcome is not None:  # the sender left a match under way: it forfeits
+            return session.outcome
         raise NetError(f"{names[error.seat]} (seat {error.seat}) stopped the game: {error.reason}", error.culprit) from None
     except LocalError as error:  # our own fault: say so, and let the others stop cleanly
-        await _abort(session, send, record, f"{names[session.seat]} failed: {error}", None)
+        await _abort(session, peers, files, f"{names[session.seat]} failed: {error}", None)  # type: ignore[index]
         raise NetError(f"this program failed: {error}") from None
+    except Refused:  # the host will not take us back: the game is over for us
+        refused = True
+        raise
     except NetError as error:
-        await _abort(session, send, record, str(error), error.seat)
+        await _abort(session, peers, files, str(error), error.seat)
         raise
     finally:
-        record.catch_up()
-        writer.close()
+        files.close(over=refused or _over(session))
+
+
+def _forfeit_of_ours(session: Session, raw: bytes) -> str | None:
+    """The reason, if ``raw`` is a validly signed FORFEIT naming us at a place in the log where
+    we put a message of our own: we were declared gone (too slow) while we made it."""
+    try:
+        message = parse(raw)
+        message.verify(session.table.players[message.seat].key)
+    except (SignatureError, IndexError):
+        return None
+    body = message.body
+    if not isinstance(body, Forfeit) or body.seat != session.seat or message.seq >= len(session.log):
+        return None
+    ours = session.log[message.seq]
+    return body.reason if ours.seat == session.seat and ours.prev == message.prev else None
+
+
+def _over(session: Session) -> bool:
+    """Whether the game has ended for us, for good: finished, stopped, or settled by a
+    forfeit. Otherwise (a crash, Ctrl-C, a lost connection) it may be resumed."""
+    return session.error is not None or session.leaver is not None or session.waiting_for is None
+
+
+def _declare_forfeit(session: Session, absent: Absent, names: list[str]) -> SignedMessage | None:
+    """Our FORFEIT naming the absent seat; None when a forfeit is settled already and the
+    seats that should sign it cannot be reached (the host is gone for good). Before every seat
+    has accepted, nobody has anything to lose: the game just stops (``NetError``)."""
+    if session.leaver is not None:
+        return None
+    who = f"{names[absent.seat]} (seat {absent.seat})"
+    if not session.begun:
+        raise NetError(f"{who} {absent.reason}", absent.seat)
+    return session.forfeit(absent.seat, f"{names[absent.seat]} {absent.reason}")
 
 
 async def _input_for(session: Session, need: Need, options: PeerOptions, started: float) -> object:
@@ -328,17 +442,17 @@ async def _input_for(session: Session, need: Need, options: PeerOptions, started
     return None
 
 
-async def _abort(session: Session, send: Send, record: _Record, reason: str, culprit: int | None) -> None:
+async def _abort(session: Session, peers: Peers, files: _GameFiles, reason: str, culprit: int | None) -> None:
     """Sign and send our reason for stopping, and whom we blame; best effort: the others may
     be gone."""
     try:
         message = session.abort(reason, culprit)
     except SessionError:
         return
-    record.catch_up()
+    files.add(message)
     with trio.move_on_after(2):
         try:
-            await send(message)
+            await peers.deliver()
         except NetError:
             pass
 
@@ -351,16 +465,28 @@ class _SecretFile:
     The file is created at once by ``create_private``: mode 0600, and never over a file or
     symbolic link already there (``HomeError``), which whoever planted it could read. Its
     descriptor stays open for the whole game and every secret is written and synced through
-    it, so replacing the directory entry meanwhile cannot redirect a secret."""
+    it, so replacing the directory entry meanwhile cannot redirect a secret. Reopened to
+    resume a game (``reopen``), it gives back the secrets saved in it, in order, before it
+    draws new ones."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, reopen: bool = False) -> None:
         self.path = path
-        fd = create_private(path, "the hand secrets")  # HomeError if anything is there already
+        self._saved: list[bytes] = []
+        if reopen:
+            fd = reopen_private(path, "the hand secrets")
+            data = _read_all(fd)
+            whole = len(data) - len(data) % SECRET_SIZE  # a secret cut short by a crash was never used
+            os.ftruncate(fd, whole)
+            self._saved = [data[at : at + SECRET_SIZE] for at in range(0, whole, SECRET_SIZE)]
+        else:
+            fd = create_private(path, "the hand secrets")  # HomeError if anything is there already
         self._fd = fd
         self._close = weakref.finalize(self, os.close, fd)  # closed by ``discard``, or at exit
 
     def __call__(self) -> bytes:
-        secret = secrets.token_bytes(32)
+        if self._saved:
+            return self._saved.pop(0)
+        secret = secrets.token_bytes(SECRET_SIZE)
         try:
             written = 0
             while written < len(secret):
@@ -372,25 +498,32 @@ class _SecretFile:
 
     def discard(self) -> None:
         """Close and delete the file: every secret in it is in the finished transcript, or it
-        holds none yet."""
+        holds none yet, or the game is over and they protect nothing."""
         self._close()
         self.path.unlink(missing_ok=True)
 
 
-async def _begin(options: PeerOptions, start: SignedMessage, seat: int,
-                 links: list[Link]) -> tuple[Session, Path, _SecretFile, TranscriptWriter]:
-    """Our session, the transcript's path, the file of our secrets beside it, and the open
-    transcript; the host calls this before it sends START, a joiner once START has come.
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
 
-    Both files are created now, so the game never begins without them. If either cannot be
+
+async def _begin(options: PeerOptions, start: SignedMessage, seat: int,
+                 links: list[Link]) -> tuple[Session, _GameFiles]:
+    """Our session and the game's files (``_GameFiles``); the host calls this before it sends
+    START, a joiner once START has come.
+
+    The files are created now, so the game never begins without them. If either cannot be
     (a file or link already there, perhaps planted to read our secrets; an unwritable folder),
     nothing is written to either, the others on ``links`` are told why (the host refuses them
     before START; a joiner signs an ABORT instead of its ACCEPT), and the error is raised: one
     line, a local problem (``HomeError`` or ``TranscriptError``)."""
     path = options.transcript or new_transcript_path(hashlib.sha256(start.raw).digest())
-    saved = path.with_name(path.name + ".secrets")
     try:
-        source = _SecretFile(saved)
+        source = _SecretFile(secrets_path(path))
         try:
             writer = TranscriptWriter(path)
         except TranscriptError:
@@ -407,7 +540,67 @@ async def _begin(options: PeerOptions, start: SignedMessage, seat: int,
                 with trio.move_on_after(2), contextlib.suppress(NetError):
                     await link.send(notice.raw)
         raise
-    return Session(start, seat, options.key, source), path, source, writer
+    files = _GameFiles(path, source, writer, [], options.command)
+    files.add(start)
+    return Session(start, seat, options.key, source), files
+
+
+@dataclass
+class Unfinished:
+    """A game of ours that stopped before its end (a crash, Ctrl-C, a lost connection), as
+    its transcript's first message says: to resume, with ``resume_game``."""
+
+    path: Path
+    start: SignedMessage
+    seat: int
+
+    @property
+    def table(self) -> Table:
+        return self.start.body  # type: ignore[return-value]
+
+    @property
+    def game_id(self) -> bytes:
+        return hashlib.sha256(self.start.raw).digest()
+
+
+def unfinished(path: Path, key) -> Unfinished:
+    """The unfinished game in ``path`` in which ``key`` holds a seat; ``ConfigError`` if it is
+    not one (no secrets file beside it: the game is over, or never was ours)."""
+    if not secrets_path(path).is_file():
+        raise ConfigError(f"{path} is not an unfinished game of yours: there is no {secrets_path(path).name} "
+                          "beside it (a game deletes it when it ends)")
+    try:
+        start = next(read_transcript(path))
+    except StopIteration:
+        raise ConfigError(f"{path} holds no message") from None
+    except TranscriptError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    table = start.body
+    mine = public_bytes(key.public_key())
+    seats = [seat for seat, player in enumerate(table.players) if player.key == mine] if isinstance(table, Table) else []
+    if start.kind is not Kind.START or not seats:
+        raise ConfigError(f"{path} is not a game in which your key holds a seat")
+    return Unfinished(path, start, seats[0])
+
+
+def resume_game(options: PeerOptions, game: Unfinished) -> tuple[Session, _GameFiles]:
+    """Our session rebuilt from the transcript and the saved secrets (session.md §7), and the
+    game's files reopened to go on; ``ConfigError`` in one line when the transcript does not
+    rebuild (damaged, edited, or the game is over)."""
+    try:
+        log = read_unfinished(game.path)
+        source = _SecretFile(secrets_path(game.path), reopen=True)
+    except (HomeError, TranscriptError) as error:
+        raise ConfigError(f"cannot resume {game.path}: {error}") from None
+    try:
+        session = Session.resume(log, game.seat, options.key, source)  # type: ignore[arg-type]
+    except SessionError as error:
+        raise ConfigError(f"cannot resume {game.path}: {error}") from None
+    if _over(session):
+        source.discard()
+        raise ConfigError(f"{game.path} is a game that is over: there is nothing to resume")
+    writer = TranscriptWriter(game.path, reopen=True)
+    return session, _GameFiles(game.path, source, writer, [m.raw for m in log], options.command)
 
 
 def _remember_if_started(session: Session, options: PeerOptions) -> None:
@@ -424,6 +617,50 @@ def _remember_if_started(session: Session, options: PeerOptions) -> None:
         options.known.remember((p.name, p.key) for seat, p in enumerate(players) if seat != session.seat)
     except HomeError as error:  # the game goes on; only the memory of it is lost
         options.report(f"Warning: {error}")
+
+
+@dataclass(eq=False)
+class _Connection:
+    """A connected peer, and how many of the log's messages it holds (``delivered``): what it
+    sent us, what we sent it, and, on its return, what it said it has."""
+
+    link: Link
+    delivered: int
+    released: trio.Event = field(default_factory=trio.Event)  # set once the game no longer uses it
+
+    async def catch_up(self, raws: list[bytes]) -> None:
+        while self.delivered < len(raws):
+            await self.link.send(raws[self.delivered])
+            self.delivered += 1
+
+
+def _clock(seconds: float) -> str:
+    """m:ss"""
+    whole = max(0, int(seconds + 0.5))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def _notice_line(notice: Notice, names: list[str], me: int) -> str:
+    """What a NOTICE says, for a person to read."""
+    name, left = names[notice.seat], _clock(notice.left)
+    if notice.presence is Presence.BACK:
+        return f"{name} is back."
+    if notice.presence is Presence.GONE:
+        return f"{name} lost connection; waiting for them to return ({left} left)."
+    if notice.seat == me:
+        return f"You have {left} left for your move; then you forfeit the match."
+    return f"Waiting for {name} for {_clock(notice.waited)}; they forfeit in {left}."
+
+
+def _notice_in(payload: bytes) -> Notice | None:
+    """The NOTICE a frame from the host holds, if it is one (a map; a message is an array)."""
+    if not payload or payload[0] & 0xF0 != 0x80:
+        return None
+    try:
+        return Notice.from_wire(unpack(payload))
+    except WireError as error:
+        raise NetError(f"the host sent a bad frame: {error}", HOST) from None
+
 
 
 # -- host ----------------------------------------------------------------------------------
@@ -464,6 +701,7 @@ class _Lobby:
         self.seats = seats  # the joiners wanted
         self.joiners: list[_Joiner] = []
         self.final = False  # START is going out: nobody else sits down
+        self.game: _Seats | None = None  # the game under way: a HELLO then is a joiner returning
         self._seated = trio.Event()  # set when someone sits down
         self._pending: dict[str, int] = {}  # handshakes under way, by the remote address
         self._refused = 0  # connections refused for too many handshakes
@@ -555,13 +793,155 @@ class _Lobby:
         await link.close()
 
 
+class _Seats:
+    """The host's side of the game: each joiner's connection, which may drop and come back.
+
+    A seat whose connection drops is not waited for until its message is due: the game goes
+    on without it, and on its return (``rejoin``) it gets every message it missed. Once its
+    message is due the table waits ``options.wait`` from the moment it left, telling the
+    others (NOTICE); a seat that is connected has ``options.timeout`` for its message. Past
+    either, it is ``Absent`` and forfeits."""
+
+    def __init__(self, session: Session, options: PeerOptions, files: _GameFiles, names: list[str],
+                 links: list[Link | None]) -> None:
+        self.session = session
+        self.options = options
+        self.files = files
+        self.names = names
+        now = trio.current_time()
+        self.connections: list[_Connection | None] = [None] + [
+            None if link is None else _Connection(link, 0) for link in links]  # just seated: it has nothing yet
+        self.lost_at = {seat: now for seat, c in enumerate(self.connections) if seat != HOST and c is None}
+        self._returned = trio.Event()  # set, and replaced, whenever a seat returns
+        self._news: list[Notice] = []  # to tell the connected seats at the next chance
+
+    async def receive(self, seat: int) -> tuple[bytes, int]:
+        options = self.options
+        due = trio.current_time()
+        next_notice = due + NOTICE_EVERY
+        while True:
+            await self._tell_news()
+            connection = self.connections[seat]
+            limit_at = due + options.timeout
+            deadline = limit_at if connection is not None else min(limit_at, self.lost_at[seat] + options.wait)
+            with trio.move_on_at(min(deadline, next_notice)):
+                if connection is None:
+                    returned = self._returned
+                    await returned.wait()
+                    continue
+                try:
+                    return await connection.link.receive(), seat
+                except BadFrame:
+                    raise
+                except NetError as error:
+                    self._lost(seat, connection, error)
+                    continue
+            now = trio.current_time()
+            if now >= deadline:
+                if deadline < limit_at:
+                    raise Absent(seat, f"lost connection and did not return within {_clock(options.wait)}")
+                raise Absent(seat, f"took longer than {_clock(options.timeout)} over one message")
+            next_notice += NOTICE_EVERY
+            presence = Presence.GONE if self.connections[seat] is None else Presence.SLOW
+            self._announce(Notice(seat, presence, int(now - due), int(deadline - now)))
+
+    def received(self, via: int) -> None:
+        connection = self.connections[via]
+        if connection is not None:
+            connection.delivered = len(self.files.raws)
+
+    async def deliver(self) -> None:
+        for seat, connection in enumerate(self.connections):
+            if connection is not None:
+                try:
+                    await connection.catch_up(self.files.raws)
+                except NetError as error:
+                    self._lost(seat, connection, error)
+
+    def _lost(self, seat: int, connection: _Connection, error: NetError) -> None:
+        if self.connections[seat] is not connection:
+            return  # an old connection, replaced by the seat's return
+        self.connections[seat] = None
+        self.lost_at[seat] = trio.current_time()
+        connection.released.set()
+        if self.session.leaver is None and self.session.waiting_for is not None:
+            self._announce(Notice(seat, Presence.GONE, 0, int(self.options.wait)))
+
+    def _announce(self, notice: Notice) -> None:
+        self.options.report(_notice_line(notice, self.names, HOST))
+        self._news.append(notice)
+
+    async def _tell_news(self) -> None:
+        """The NOTICEs so far, to every connected seat (best effort: one that fails is lost)."""
+        news, self._news = self._news, []
+        for notice in news:
+            frame_ = pack(notice.to_wire())
+            for seat, connection in enumerate(self.connections):
+                if connection is not None:
+                    try:
+                        await connection.link.send(frame_)
+                    except NetError:
+                        self.connections[seat] = None
+                        self.lost_at[seat] = trio.current_time()
+                        connection.released.set()
+
+    async def rejoin(self, link: Link, key: bytes, rejoin: Rejoin, nonce: bytes) -> _Connection:
+        """Take a returning joiner back (wire.md §2), or refuse it (``ConfigError``): it must
+        prove it holds its seat's key by signing our nonce, and hold a prefix of our log (or
+        our log and messages of its own that we never got, which come next and are checked
+        like any other)."""
+        session, raws = self.session, self.files.raws
+        players = session.table.players
+        if rejoin.game != session.game_id:
+            raise ConfigError("this host is playing another game")
+        if rejoin.seat >= len(players) or players[rejoin.seat].key != key:
+            raise ConfigError(f"seat {rejoin.seat} of this game has another key than yours")
+        name = f"{players[rejoin.seat].name} (seat {rejoin.seat})"
+        try:
+            Ed25519PublicKey.from_public_bytes(key).verify(
+                rejoin.proof, Rejoin.statement(rejoin.game, rejoin.seat, rejoin.have, rejoin.head, nonce))
+        except (InvalidSignature, ValueError):
+            raise ConfigError(f"{name} did not prove that it holds the seat's key") from None
+        leaver = session.leaver
+        if leaver is not None and leaver.seat == rejoin.seat:
+            raise ConfigError(f"{name} forfeited the match: {leaver.reason}")
+        if session.error is not None or session.waiting_for is None:
+            raise ConfigError("the game is over")
+        if rejoin.have <= len(raws) and hashlib.sha256(raws[rejoin.have - 1]).digest() != rejoin.head:
+            raise ConfigError(f"{name}'s transcript differs from the table's log at or before message "
+                              f"{rejoin.have - 1}: it was changed, or {players[rejoin.seat].name} signed two "
+                              "different messages at one place in the log")
+        link.seat, link.name, link.limit = rejoin.seat, players[rejoin.seat].name, MAX_FRAME
+        await link.send(pack(Resumed(len(raws)).to_wire()))
+        connection = _Connection(link, min(rejoin.have, len(raws)))
+        # Until it holds the whole log: the game may write more meanwhile, and ``catch_up``
+        # checks the length after each send. No await lies between its last check and the
+        # connection taking its place, so no message can fall between the two.
+        await connection.catch_up(raws)
+        old, self.connections[rejoin.seat] = self.connections[rejoin.seat], connection
+        self.lost_at.pop(rejoin.seat, None)
+        self._returned.set()
+        self._returned = trio.Event()
+        self._announce(Notice(rejoin.seat, Presence.BACK, 0, 0))
+        if old is not None:
+            old.released.set()
+            await old.link.close()
+        return connection
+
+
 async def host(options: PeerOptions, table_options: HostOptions,
                task_status=trio.TASK_STATUS_IGNORED) -> GameRecord:
-    """Listen, seat the joiners, then play the match, relaying joiners' messages.
+    """Listen, seat the joiners, then play the match, relaying joiners' messages; or, with
+    ``options.resume``, go on with an unfinished game of ours, waiting for the joiners to
+    return (they reconnect by themselves).
 
     ``task_status.started`` receives the listening port, so tests can ``nursery.start`` it."""
-    players = table_options.game.players
     key = options.key
+    returning = None if options.resume is None else unfinished(options.resume, key)
+    if returning is not None and returning.seat != HOST:
+        raise ConfigError(f"you joined the game in {returning.path}: resume it with p2pwhist join or p2pwhist resume")
+    game = table_options.game if returning is None else returning.table.game
+    players = game.players
     try:
         listeners = await trio.open_tcp_listeners(table_options.port, host=table_options.bind)
     except OSError as error:  # a port in use, an address not of this machine: the user's to fix
@@ -569,71 +949,76 @@ async def host(options: PeerOptions, table_options: HostOptions,
         raise ConfigError(f"cannot listen on {where}: {_os_words(error)} (choose another with --port or --bind)") from None
     port = listeners[0].socket.getsockname()[1]
     my_print = fingerprint(public_bytes(key.public_key()))
-    options.report(f"Hosting {table_options.game.name} for {players} players on port {port}; "
-                   f"your key fingerprint is {my_print}")
-    ports = {listener.socket.family: listener.socket.getsockname()[1] for listener in reversed(listeners)}
-    commands = _join_commands(_addresses(table_options.bind, ports), my_print)
-    options.report("Others join with:" if len(commands) == 1 else "Others join with one of:")
-    for command in commands:
-        options.report(f"  {command}")
-    task_status.started(port)
     lobby = _Lobby(options, players - 1, table_options.seated)
+    failure: NetError | None = None
     async with trio.open_nursery() as nursery:
+        # Listening all along: before the game for joiners, during it for joiners who return.
         for listener in listeners:
             nursery.start_soon(trio.serve_listeners, lambda s: _greet(s, options, lobby), [listener])
-        joiners = await lobby.fill()
-        links = [j.link for j in joiners]
-        for link in links:
-            link.limit = MAX_FRAME  # the game's messages are larger than a HELLO
-        table = Table(table_options.game, table_options.length,
-                      (Player(options.name, public_bytes(key.public_key())),) + tuple(j.player for j in joiners),
-                      secrets.token_bytes(32), time.strftime("%Y-%m-%d"))
-        start = start_message(key, table)
-        session, path, secret_file, writer = await _begin(options, start, HOST, links)  # before START goes out
-        for link in links:
-            await link.send(start.raw)
-        names = [p.name for p in table.players]
-        options.report(f"All seats taken: {', '.join(names)}. Transcript: {path}")
-
-        async def send(message: SignedMessage) -> None:
-            # Every link gets the message even when an earlier one is broken, so that our
-            # ABORT naming a vanished peer still reaches the peers who remain; the first
-            # failure is raised once all have been tried.
-            failure: NetError | None = None
-            for link in links:
-                try:
-                    await link.send(message.raw)
-                except NetError as error:
-                    failure = failure or error
-            if failure is not None:
-                raise failure
-
-        async def receive(seat: int) -> tuple[bytes, int]:
-            return await links[seat - 1].receive(), seat
-
-        async def relay(raw: bytes, via: int) -> None:
-            for seat, link in enumerate(links, start=1):
-                if seat != via:
-                    await link.send(raw)
-
-        failure: NetError | None = None
         try:
-            outcome = await _play(session, options, send, receive, relay, writer, names)
-            secret_file.discard()  # every secret is in the finished transcript now
+            if returning is not None:
+                session, files = resume_game(options, returning)
+                options.report(f"Resuming the unfinished game in {returning.path} on port {port}, with "
+                               f"{', '.join(p.name for p in session.table.players[1:])}; they return by themselves")
+                task_status.started(port)
+                links: list[Link | None] = [None] * (players - 1)
+            else:
+                options.report(f"Hosting {game.name} for {players} players on port {port}; "
+                               f"your key fingerprint is {my_print}")
+                ports = {listener.socket.family: listener.socket.getsockname()[1] for listener in reversed(listeners)}
+                commands = _join_commands(_addresses(table_options.bind, ports), my_print)
+                options.report("Others join with:" if len(commands) == 1 else "Others join with one of:")
+                for command in commands:
+                    options.report(f"  {command}")
+                task_status.started(port)
+                session, files, links = await _seat_table(options, table_options, lobby)
+            record = await _host_game(options, lobby, session, files, links)
         except NetError as error:  # raised below, outside the nursery, as itself (not a group)
             failure = error
         finally:
-            for link in links:
-                await link.close()
             nursery.cancel_scope.cancel()
     if failure is not None:
         raise failure
-    return GameRecord(outcome, path, table)
+    return record
+
+
+async def _seat_table(options: PeerOptions, table_options: HostOptions,
+                      lobby: _Lobby) -> tuple[Session, _GameFiles, list[Link | None]]:
+    """Wait for the table to fill, then make START, our session and the game's files."""
+    joiners = await lobby.fill()
+    links: list[Link | None] = [j.link for j in joiners]
+    for joiner in joiners:
+        joiner.link.limit = MAX_FRAME  # the game's messages are larger than a HELLO
+    key = options.key
+    table = Table(table_options.game, table_options.length,
+                  (Player(options.name, public_bytes(key.public_key())),) + tuple(j.player for j in joiners),
+                  secrets.token_bytes(32), time.strftime("%Y-%m-%d"))
+    start = start_message(key, table)
+    session, files = await _begin(options, start, HOST, [j.link for j in joiners])  # before START goes out
+    options.report(f"All seats taken: {', '.join(p.name for p in table.players)}. Transcript: {files.path}")
+    return session, files, links
+
+
+async def _host_game(options: PeerOptions, lobby: _Lobby, session: Session, files: _GameFiles,
+                     links: list[Link | None]) -> GameRecord:
+    """Play the match as its host: relay, keep the time, and take back joiners who return."""
+    names = [p.name for p in session.table.players]
+    seats = _Seats(session, options, files, names, links)
+    lobby.final, lobby.game = True, seats
+    try:
+        await seats.deliver()  # START, to everyone seated (or whatever a returning host has)
+        outcome = await _play(session, options, seats, files, names)
+    finally:
+        for connection in seats.connections:
+            if connection is not None:
+                await connection.link.close()
+    return GameRecord(outcome, files.path, session.table)
 
 
 async def _greet(stream: trio.SocketStream, options: PeerOptions, lobby: _Lobby) -> None:
     """Take one joiner's HELLO and seat it, or refuse it in one line; a seated joiner's
-    connection is kept open for the game, unless the joiner leaves first."""
+    connection is kept open for the game, unless the joiner leaves first. Once the game is
+    under way, a HELLO is a joiner returning to its seat (``_Seats.rejoin``)."""
     link = Link(stream, f"a joiner at {_peer_address(stream)}", limit=HELLO_LIMIT)  # until its HELLO names it
     address = _peer_host(stream)
     refusal = lobby.admit(address)
@@ -648,29 +1033,45 @@ async def _greet(stream: trio.SocketStream, options: PeerOptions, lobby: _Lobby)
         return
     finally:
         lobby.done(address)
-    if joiner is not None:
+    if isinstance(joiner, _Connection):  # a joiner back in the game: its connection is the game's
+        await joiner.released.wait()  # (trio closes a handler's stream when the handler returns)
+    elif joiner is not None:
         await joiner.gone.wait()  # after START, never: the connection belongs to the game
         await link.close()
 
 
-async def _handshake(link: Link, options: PeerOptions, lobby: _Lobby) -> _Joiner | None:
-    """The joiner seated, or None once it is refused or dropped (and its connection closed)."""
+async def _handshake(link: Link, options: PeerOptions, lobby: _Lobby) -> _Joiner | _Connection | None:
+    """The joiner seated, or its connection if it returned to the game under way, or None
+    once it is refused or dropped (and its connection closed)."""
     try:
         with trio.fail_after(HANDSHAKE_TIMEOUT):
             hello = await link.receive()
         player = _read_hello(hello)
         link.name = player.name
-        lobby.check(player)
-        await _check_trust(options, player.name, player.key)
+        if lobby.game is None:
+            lobby.check(player)
+            await _check_trust(options, player.name, player.key)
+        elif player.key not in [p.key for p in lobby.game.session.table.players[1:]]:
+            raise ConfigError("the table is full: a game is under way")
         # Our identity, for the joiner to check before it sits down: one that refuses us
-        # leaves now, and never holds up or ends the table.
-        await link.send(pack(Welcome(PROTOCOL_VERSION, options.name, public_bytes(options.key.public_key())).to_wire()))
-        with trio.fail_after(READY_TIMEOUT):
-            ready = await link.receive()
+        # leaves now, and never holds up or ends the table. The nonce is for one returning.
+        nonce = secrets.token_bytes(NONCE_SIZE)
+        await link.send(pack(Welcome(PROTOCOL_VERSION, options.name, public_bytes(options.key.public_key()),
+                                     nonce).to_wire()))
+        with trio.fail_after(READY_TIMEOUT if lobby.game is None else HANDSHAKE_TIMEOUT):
+            answer = await link.receive()
         try:
-            check_ready(unpack(ready))
+            value = unpack(answer)
+            if lobby.game is not None:
+                if not (isinstance(value, dict) and Rejoin.LABEL in value):
+                    raise ConfigError("a game is under way at this table")
+                rejoin = Rejoin.from_wire(value)
+            else:
+                check_ready(value)
         except WireError as error:
-            raise ConfigError(f"not a p2pwhist READY: {error}") from None
+            raise ConfigError(f"not a p2pwhist {'REJOIN' if lobby.game else 'READY'}: {error}") from None
+        if lobby.game is not None:
+            return await lobby.game.rejoin(link, player.key, rejoin, nonce)
         return lobby.seat(link, player)
     except ChangedKey as changed:
         # The host's user, asked, did not trust a new key under a name they knew with another
@@ -678,20 +1079,20 @@ async def _handshake(link: Link, options: PeerOptions, lobby: _Lobby) -> _Joiner
         options.report(f"Refused {link.name}: {changed}")
         await _refuse(link, f"the host's user did not accept key {fingerprint(player.key)} for {player.name!r}: "
                             "it is not the key they played with under that name")
-        return
+        return None
     except ConfigError as refusal:
         options.report(f"Refused {link.name}: {refusal}")
         await _refuse(link, str(refusal))
-        return
+        return None
     except NetError as error:  # gone, or a frame we cannot even delimit: nobody to answer
         options.report(f"Dropped a connection during its handshake: {error}")
         await link.close()
-        return
+        return None
     except trio.TooSlowError:
         options.report(f"Dropped {link.name}: no HELLO within {HANDSHAKE_TIMEOUT:g} s, "
-                       f"or no READY within {READY_TIMEOUT:g} s")
+                       f"or no answer to our WELCOME in time")
         await link.close()
-        return
+        return None
 
 
 def _number(joiners: list[_Joiner]) -> None:
@@ -915,22 +1316,130 @@ def _join_commands(addresses: list[tuple[str, int]], host_print: str) -> list[st
 # -- join ----------------------------------------------------------------------------------
 
 
+class Refused(NetError):
+    """The host will not take us back (we forfeited, or our transcript is not its log): the
+    game is over for us, and there is no point in trying again."""
+
+
+class _HostLine:
+    """A joiner's side of the game: its connection to the host, which it re-opens by itself
+    when it drops, with growing pauses, for as long as the table waits (``options.wait``).
+    The host, which relays everyone, is ``Absent`` once that wait is over, or once it takes
+    longer than ``options.timeout`` over a message of its own; for the others' messages the
+    host keeps the time, and this side only makes sure that nothing hangs for ever."""
+
+    def __init__(self, session: Session, options: PeerOptions, files: _GameFiles, names: list[str],
+                 address: str, port: int) -> None:
+        self.session = session
+        self.options = options
+        self.files = files
+        self.names = names
+        self.address, self.port = address, port
+        self.connection: _Connection | None = None
+        self.lost_at = trio.current_time()
+
+    async def receive(self, seat: int) -> tuple[bytes, int]:
+        options = self.options
+        due = trio.current_time()
+        limit = options.timeout if seat == HOST else options.timeout + options.wait + NOTICE_EVERY
+        while True:
+            connection = self.connection
+            if connection is None:
+                await self._return()
+                continue
+            with trio.move_on_at(due + limit):
+                try:
+                    payload = await connection.link.receive()
+                except BadFrame:
+                    raise
+                except NetError as error:
+                    self._lost(error)
+                    continue
+                notice = _notice_in(payload)
+                if notice is None:
+                    return payload, HOST
+                if notice.seat < len(self.names) and (notice.seat, notice.presence) != (self.session.seat, Presence.BACK):
+                    options.report(_notice_line(notice, self.names, self.session.seat))  # type: ignore[arg-type]
+                continue
+            if seat == HOST:
+                raise Absent(HOST, f"took longer than {_clock(options.timeout)} over one message")
+            raise NetError(f"the host passed on nothing from {self.names[seat]} for {_clock(limit)}", HOST)
+
+    def received(self, via: int) -> None:
+        if self.connection is not None:
+            self.connection.delivered = len(self.files.raws)
+
+    async def deliver(self) -> None:
+        if self.connection is not None:
+            try:
+                await self.connection.catch_up(self.files.raws)
+            except NetError as error:
+                self._lost(error)
+
+    def _lost(self, error: NetError) -> None:
+        self.connection = None
+        self.lost_at = trio.current_time()
+        self.options.report(f"Lost the connection to the host ({error}); reconnecting for up to "
+                            f"{_clock(self.options.wait)}...")
+
+    async def _return(self) -> None:
+        """Connect again and rejoin, pausing longer after each failure, until the wait is over."""
+        deadline = self.lost_at + self.options.wait
+        pause = 0.25
+        while True:
+            left = deadline - trio.current_time()
+            if left <= 0:
+                raise Absent(HOST, f"lost connection and did not return within {_clock(self.options.wait)}")
+            try:
+                with trio.fail_after(min(CONNECT_TIMEOUT, max(left, 0.1))):
+                    link, welcome = await _greet_host(self.options, self.address, self.port)
+                    await self.rejoin(link, welcome)
+                return
+            except trio.TooSlowError:
+                pass
+            except Refused:
+                raise
+            except NetError:
+                pass
+            await trio.sleep(min(pause, max(0.0, deadline - trio.current_time())))
+            pause = min(pause * 2, 5.0)
+
+    async def rejoin(self, link: Link, welcome: Welcome) -> None:
+        """Take our seat back on ``link`` (wire.md §2): prove our key over the host's nonce,
+        say how much of the log we hold, then send what the host lacks of ours; what we lack
+        comes as the next messages."""
+        session, raws = self.session, self.files.raws
+        try:
+            if welcome.key != session.table.players[HOST].key:
+                raise NetError(f"{link.name} has another key than this game's host")
+            have, head = len(raws), hashlib.sha256(raws[-1]).digest()
+            statement = Rejoin.statement(session.game_id, session.seat, have, head, welcome.nonce)  # type: ignore[arg-type]
+            proof = self.options.key.sign(statement)  # type: ignore[attr-defined]
+            await link.send(pack(Rejoin(session.game_id, session.seat, have, head, proof).to_wire()))  # type: ignore[arg-type]
+            with trio.fail_after(HANDSHAKE_TIMEOUT):
+                reply = await link.receive()
+            try:
+                resumed = Resumed.from_wire(_reply(reply, link, Refused))
+            except WireError as error:
+                raise NetError(f"{link.name} sent a bad RESUMED: {error}") from None
+            connection = _Connection(link, min(resumed.have, have))
+            await connection.catch_up(raws)
+        except BaseException:
+            await link.close()
+            raise
+        self.connection = connection
+        self.options.report("Back at the table.")
+
+
 async def join(options: PeerOptions, address: str, port: int, expect: str | None = None) -> GameRecord:
-    """Connect to a host, take the seat it gives, and play the match."""
-    key = options.key
+    """Connect to a host, take the seat it gives, and play the match; or go on with an
+    unfinished game of ours at this host: ``options.resume``, or else the newest one whose
+    host has the key this host greets us with."""
+    link, welcome = await _greet_host(options, address, port)
     try:
-        with trio.fail_after(CONNECT_TIMEOUT):
-            stream = await trio.open_tcp_stream(address, port)
-    except trio.TooSlowError:
-        raise NetError(f"the host {address}:{port} did not answer within {CONNECT_TIMEOUT:g} s") from None
-    except OSError as error:
-        raise NetError(f"cannot reach the host {address}:{port}: {_os_words(error)}") from None
-    link = Link(stream, f"the host {address}:{port}", HOST)
-    try:
-        await link.send(pack(Hello(PROTOCOL_VERSION, options.name, public_bytes(key.public_key())).to_wire()))
-        with trio.fail_after(HANDSHAKE_TIMEOUT):
-            welcome = _read_welcome(await link.receive(), link)
-        link.name = f"{welcome.name} (the host)"
+        returning = _returning_to(options, welcome)
+        if returning is not None:
+            return await _join_again(options, address, port, link, welcome, returning)
         try:  # before we sit down: a host we refuse loses no seat and its table waits on
             if expect is not None and not same_fingerprint(expect, fingerprint(welcome.key)):
                 raise ConfigError(f"the host's key is {fingerprint(welcome.key)}, not the expected {expect}")
@@ -942,7 +1451,7 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
         options.report(f"Connected to {address}:{port}; waiting for the table to fill")
         first = await link.receive()  # no timeout: the table fills when people arrive
         start = _read_start(first, link)
-        table, seat = _seat_of(start, key)
+        table, seat = _seat_of(start, options.key)
         try:
             if table.players[HOST].key != welcome.key:
                 raise ConfigError("the host signed START with another key than it greeted us with")
@@ -951,25 +1460,90 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
                     await _check_trust(options, player.name, player.key)
         except (ConfigError, ChangedKey) as refusal:
             # Tell the table why we leave, signed, instead of simply hanging up.
-            notice = Session(start, seat, key, None).abort(f"{options.name} refuses to play: {refusal}")
+            notice = Session(start, seat, options.key, None).abort(f"{options.name} refuses to play: {refusal}")
             with trio.move_on_after(2), contextlib.suppress(NetError):
                 await link.send(notice.raw)
             raise NetError(str(refusal)) from None
-        session, path, secret_file, writer = await _begin(options, start, seat, [link])
-        names = [p.name for p in table.players]
-        options.report(f"Seated as {names[seat]} (seat {seat}) with {', '.join(names)}. Transcript: {path}")
-
-        async def send(message: SignedMessage) -> None:
-            await link.send(message.raw)
-
-        async def receive(seat_: int) -> tuple[bytes, int]:
-            return await link.receive(), HOST
-
-        outcome = await _play(session, options, send, receive, None, writer, names)
-        secret_file.discard()  # every secret is in the finished transcript now
-        return GameRecord(outcome, path, table)
-    finally:
+        session, files = await _begin(options, start, seat, [link])
+    except BaseException:
         await link.close()
+        raise
+    names = [p.name for p in table.players]
+    options.report(f"Seated as {names[seat]} (seat {seat}) with {', '.join(names)}. Transcript: {files.path}")
+    line = _HostLine(session, options, files, names, address, port)
+    line.connection = _Connection(link, len(files.raws))  # the host has START, which is all we have
+    return await _join_game(session, options, line, files, names)
+
+
+def _returning_to(options: PeerOptions, welcome: Welcome) -> Unfinished | None:
+    """The unfinished game to go on with at the host that sent ``welcome``: the one named
+    (``options.resume``), else the newest of ours under ``$P2PWHIST_HOME`` with this host."""
+    if options.resume is not None:
+        game = unfinished(options.resume, options.key)
+        if game.seat == HOST:
+            raise ConfigError(f"you hosted the game in {game.path}: resume it with p2pwhist host or p2pwhist resume")
+        if game.table.players[HOST].key != welcome.key:
+            raise NetError(f"the host at this address has another key than the host of the game in {game.path}")
+        return game
+    for path in unfinished_games():
+        try:
+            game = unfinished(path, options.key)
+        except ConfigError:
+            continue
+        if game.seat != HOST and game.table.players[HOST].key == welcome.key:
+            return game
+    return None
+
+
+async def _join_again(options: PeerOptions, address: str, port: int, link: Link, welcome: Welcome,
+                      returning: Unfinished) -> GameRecord:
+    """Go on with an unfinished game as a joiner: rebuild it, then rejoin on ``link``."""
+    try:
+        session, files = resume_game(options, returning)
+    except BaseException:
+        await link.close()
+        raise
+    names = [p.name for p in session.table.players]
+    options.report(f"Resuming the unfinished game in {returning.path}, as {names[returning.seat]} "
+                   f"(seat {returning.seat}) with {', '.join(names)}")
+    line = _HostLine(session, options, files, names, address, port)
+    try:
+        await line.rejoin(link, welcome)
+    except BaseException as error:
+        files.close(over=isinstance(error, Refused))
+        raise
+    return await _join_game(session, options, line, files, names)
+
+
+async def _join_game(session: Session, options: PeerOptions, line: _HostLine, files: _GameFiles,
+                     names: list[str]) -> GameRecord:
+    try:
+        outcome = await _play(session, options, line, files, names)
+    finally:
+        if line.connection is not None:
+            await line.connection.link.close()
+    return GameRecord(outcome, files.path, session.table)
+
+
+async def _greet_host(options: PeerOptions, address: str, port: int) -> tuple[Link, Welcome]:
+    """A connection to the host, HELLO said and its WELCOME read."""
+    try:
+        with trio.fail_after(CONNECT_TIMEOUT):
+            stream = await trio.open_tcp_stream(address, port)
+    except trio.TooSlowError:
+        raise NetError(f"the host {address}:{port} did not answer within {CONNECT_TIMEOUT:g} s") from None
+    except OSError as error:
+        raise NetError(f"cannot reach the host {address}:{port}: {_os_words(error)}") from None
+    link = Link(stream, f"the host {address}:{port}", HOST)
+    try:
+        await link.send(pack(Hello(PROTOCOL_VERSION, options.name, public_bytes(options.key.public_key())).to_wire()))
+        with trio.fail_after(HANDSHAKE_TIMEOUT):
+            welcome = _read_welcome(await link.receive(), link)
+    except BaseException:
+        await link.close()
+        raise
+    link.name = f"{welcome.name} (the host)"
+    return link, welcome
 
 
 def _read_welcome(payload: bytes, link: Link) -> Welcome:
@@ -993,8 +1567,8 @@ def _read_start(payload: bytes, link: Link) -> SignedMessage:
     return start
 
 
-def _reply(payload: bytes, link: Link) -> object:
-    """A frame from the host, decoded; a REFUSE raises ``NetError`` with the host's reason."""
+def _reply(payload: bytes, link: Link, refused: type[NetError] = NetError) -> object:
+    """A frame from the host, decoded; a REFUSE raises ``refused`` with the host's reason."""
     try:
         value = unpack(payload)
     except WireError as error:
@@ -1003,7 +1577,7 @@ def _reply(payload: bytes, link: Link) -> object:
         reason = value["refuse"]
         if not (isinstance(reason, str) and reason.isprintable()):  # shown to a person: one line, no escapes
             raise NetError(f"{link.name} sent a bad reply")
-        raise NetError(f"{link.name} refused us: {reason[:200]}")
+        raise refused(f"{link.name} refused us: {reason[:200]}")
     return value
 
 

@@ -36,6 +36,7 @@ from p2pwhist.bodies import (
     Accept,
     CardPlay,
     Dispute,
+    Forfeit,
     HandSigned,
     MatchSigned,
     NextHand,
@@ -59,6 +60,7 @@ from p2pwhist.games.base import (
     IllegalMove,
     Play,
     audit,
+    best_score,
 )
 from p2pwhist.games.match import Match
 from p2pwhist.signed import (
@@ -149,12 +151,22 @@ class _Turn:
 
 
 @dataclass(frozen=True)
+class Forfeited:
+    """Who left the match, and why: it loses (session.md §7)."""
+
+    seat: int
+    reason: str
+    seq: int  # the message that says so: the first FORFEIT, or the leaver's own ABORT
+
+
+@dataclass(frozen=True)
 class Outcome:
-    """The agreed end of a match."""
+    """The agreed end of a match: played to its end, or forfeited by a seat that left."""
 
     hands: tuple[HandResult, ...]
     points: tuple[int, ...]
     winner: int | None
+    forfeited: Forfeited | None = None
 
 
 Script = Generator[_Turn, SignedMessage, None]
@@ -200,8 +212,21 @@ class Session:
         self._anomaly: UnattributedDeckError | None = None  # a bad reveal we must dispute
         self._open_deck: Deck | None = None  # the deck whose cards are being revealed
         self._published: list[set[int]] = []  # per seat, the positions it has published keys for
+        self._begun = False  # every seat has accepted: from now on, leaving forfeits the match
+        self._leaver: Forfeited | None = None
         self._script = self._run()
         self._turn: _Turn | None = next(self._script)
+
+    @classmethod
+    def resume(cls, log: list[SignedMessage], seat: int, key: Ed25519PrivateKey,
+               new_secret: Callable[[], bytes]) -> Session:
+        """Our session rebuilt from our transcript (``log``) and a secret source that gives
+        back the secrets we drew, in order, before any new one (session.md §7): every message
+        of ours is made again and must come out byte for byte as it was sent."""
+        session = cls(log[0], seat, key, new_secret)
+        for message in log[1:]:
+            session.restore(message)
+        return session
 
     @staticmethod
     def observe(start: SignedMessage) -> Session:
@@ -217,8 +242,8 @@ class Session:
         if isinstance(self._error, Convicted):
             return Need.DONE  # the verdict is in ``error``
         self._check_alive()
-        if self._turn is None:
-            return Need.DONE
+        if self._turn is None or self._leaver is not None and self._leaver.seat == self.seat:
+            return Need.DONE  # over, or over for us: we were declared forfeit
         if self._turn.seat != self.seat:
             return Need.PEER
         return Need.SEND if self._anomaly is not None else self._turn.need
@@ -260,6 +285,39 @@ class Session:
         self._take(message)
         return message
 
+    def restore(self, message: SignedMessage) -> None:
+        """Take a message of our own transcript: a peer's as received, ours made again from
+        what it says (the move, the wish) and the secret source, and refused (``LocalError``)
+        unless the result is the very same bytes. Ed25519 signatures are deterministic and
+        every deck step is a function of the hand's secret, so an honest transcript always
+        matches; one that does not was damaged or edited, and resuming from it could make us
+        sign two different messages at one ``seq``."""
+        if message.seat != self.seat:
+            self.receive(message.raw, message.seat)
+            return
+        body = message.body
+        if isinstance(body, Forfeit) and self._leaver is None:
+            ours = self.forfeit(body.seat, body.reason)
+        elif isinstance(body, Abort):
+            ours = self.abort(body.reason, body.culprit)
+        else:
+            if message.kind is not self.expected_kind and message.kind is not Kind.DISPUTE:
+                raise LocalError(f"message {message.seq} of our transcript is a {message.kind.value}, "
+                                 f"where the log calls for a {self.expected_kind.value if self.expected_kind else 'nothing'}")
+            ours = self.produce(self._value_in(message))
+        if ours.raw != message.raw:
+            raise self._fail(LocalError(f"message {message.seq} of our transcript is not the message this seat "
+                                        "makes there: the transcript or the secrets file was changed"))
+
+    def _value_in(self, message: SignedMessage) -> Any:
+        """What ``need`` asked for when we made ``message``, read back from it."""
+        need, body = self.need, message.body
+        if need is Need.MOVE and isinstance(body, CardPlay):
+            return Play.from_wire(body.position, len(self.game.deck()))
+        if need in (Need.WISH, Need.DECISION) and isinstance(body, NextHand):
+            return body.more if need is Need.WISH else not body.more  # DECISION asks: is the time up?
+        return None
+
     def receive(self, raw: bytes, via: int) -> SignedMessage:
         """Check and take a peer's message; ``via`` is the seat whose connection carried it."""
         return self.take(self.check(raw, via))
@@ -296,7 +354,12 @@ class Session:
             self.log.append(message)
             notice: Abort = message.body  # type: ignore[assignment]
             culprit = notice.culprit if notice.culprit is not None and notice.culprit < self.players else None
+            if culprit in (None, message.seat) and self._begun and self._leaver is None:
+                self._settle_forfeit(message.seat, notice.reason, message.seq)  # leaving costs the match
             raise self._fail(Aborted(message.seat, notice.reason, culprit))
+        if message.kind is Kind.FORFEIT and self._leaver is None:
+            self._take_forfeit(message)
+            return message
         turn = self._turn
         if message.kind is Kind.DISPUTE and turn is not None and message.seat == turn.seat:
             self._take_dispute(message)
@@ -318,12 +381,38 @@ class Session:
             raise LocalError("an observer sends nothing")
         message = seal(self._key, len(self.log), self.head, self.seat, Abort(one_line(reason), culprit))  # type: ignore[arg-type]
         self.log.append(message)
+        if culprit in (None, self.seat) and self._begun and self._leaver is None:
+            self._settle_forfeit(self.seat, reason, message.seq)  # leaving costs the match
         self._error = self._error or Aborted(self.seat, reason, culprit)  # type: ignore[arg-type]
+        return message
+
+    def forfeit(self, seat: int, reason: str) -> SignedMessage:
+        """Our signed FORFEIT: ``seat``, whose message is due (or the host, our relay), stayed
+        away past the table's wait or took longer than the limit, and loses the match
+        (session.md §7). The other remaining seats then sign the same, and each signs FINAL."""
+        self._check_alive()
+        if self._key is None:
+            raise LocalError("an observer sends nothing")
+        message = seal(self._key, len(self.log), self.head, self.seat, Forfeit(seat, one_line(reason)))  # type: ignore[arg-type]
+        refusal = self._forfeit_refusal(message)
+        if refusal is not None:
+            raise LocalError(f"we may not declare that forfeit: {refusal}")
+        self._take_forfeit(message)
         return message
 
     @property
     def error(self) -> SessionError | None:
         return self._error
+
+    @property
+    def begun(self) -> bool:
+        """Whether every seat has accepted: from then on, a seat that leaves forfeits."""
+        return self._begun
+
+    @property
+    def leaver(self) -> Forfeited | None:
+        """The seat that left the match (a FORFEIT, or its own ABORT), if one did."""
+        return self._leaver
 
     # -- internals -----------------------------------------------------------------------
 
@@ -366,6 +455,58 @@ class Session:
         self._script = self._dispute(deck, message.seat, position)
         self._advance(lambda: next(self._script), message)
 
+    def _forfeit_refusal(self, message: SignedMessage) -> str | None:
+        """Why ``message``, a FORFEIT, may not come now; None if it may."""
+        notice: Forfeit = message.body  # type: ignore[assignment]
+        turn = self._turn
+        if not self._begun or turn is None:
+            return "a forfeit comes only after every seat has accepted and before the match ends"
+        if notice.seat == message.seat:
+            return "a seat does not declare its own forfeit: it leaves with ABORT"
+        if notice.seat >= self.players or notice.seat not in (turn.seat, HOST):
+            return (f"it names seat {notice.seat}, but only the seat whose message is due (seat {turn.seat}) "
+                    "or the host forfeits")
+        return None
+
+    def _take_forfeit(self, message: SignedMessage) -> None:
+        """The first FORFEIT: the match is settled against the seat it names, and what is left
+        of the log is the other seats' signatures on it, then on the match result."""
+        refusal = self._forfeit_refusal(message)
+        if refusal is not None:
+            raise self._fail(self._remote(message, f"declared a forfeit it may not: {refusal}"))
+        notice: Forfeit = message.body  # type: ignore[assignment]
+        self.log.append(message)
+        self._settle_forfeit(notice.seat, notice.reason, message.seq)
+        self._anomaly = None  # the match is settled: a pending dispute no longer matters
+        self._script = self._forfeit_signatures(notice, message.seat)
+        self._advance(lambda: next(self._script), message)
+
+    def _settle_forfeit(self, seat: int, reason: str, seq: int) -> None:
+        self._leaver = Forfeited(seat, reason, seq)
+        match = self.match
+        if match is None:  # during the cut: nobody has points
+            points = (0,) * self.players
+            self.outcome = Outcome((), points, best_score(points, frozenset({seat})), self._leaver)
+            return
+        match.forfeit(seat)
+        self.outcome = Outcome(tuple(match.results), match.points, match.winner, self._leaver)
+
+    def _forfeit_signatures(self, notice: Forfeit, first: int) -> Script:
+        """After the first FORFEIT: every other remaining seat, in order, signs the same;
+        then every remaining seat signs FINAL on the forfeited match's result."""
+        for seat in range(self.players):
+            if seat not in (notice.seat, first):
+                message = yield _Turn(seat, Kind.FORFEIT, make=lambda _: notice)
+                if message.body != notice:
+                    raise self._remote(message, "signs a different forfeit")
+        assert self.outcome is not None
+        summary = MatchSigned(self.outcome.points, self.outcome.winner)
+        for seat in range(self.players):
+            if seat != notice.seat:
+                message = yield _Turn(seat, Kind.FINAL, make=lambda _: summary)
+                if message.body != summary:
+                    raise self._remote(message, f"signs a different match result: {_summary(message.body)}")
+
     def _remote(self, message: SignedMessage, reason: str) -> RemoteError:
         return RemoteError(message.seat, reason, message.seq)
 
@@ -375,6 +516,7 @@ class Session:
         n = self.players
         for seat in range(1, n):
             yield _Turn(seat, Kind.ACCEPT, make=lambda _: Accept())
+        self._begun = True
         cut_deck = yield from self._shuffle(CUT_HAND, self.game.deck())
         yield from self._keys_round(cut_deck, lambda seat: set(range(n)), lambda revealed: None)
         yield from self._open(cut_deck)  # the cut's deck is audited like any other

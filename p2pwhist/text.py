@@ -91,18 +91,21 @@ def cards_by_suit(cards: Iterable[Card], style: Style) -> str:
     return "  ".join(" ".join(style.card(card) for card in group) for _, group in groups) or "none"
 
 
-def match_line(names: Sequence[str], points: Sequence[int], winner: int | None) -> str:
-    """The match's result in one line: "Points: alice 2, bob 1; alice wins the match"."""
+def match_line(names: Sequence[str], points: Sequence[int], winner: int | None, left: int | None = None) -> str:
+    """The match's result in one line: "Points: alice 2, bob 1; alice wins the match", or with
+    ``left`` the seat that left it: "...; bob left and forfeits, so alice wins the match"."""
     verdict = "a drawn match" if winner is None else f"{says(names[winner], 'wins')} the match"
+    if left is not None:
+        verdict = f"{names[left]} left and forfeits, so {verdict}"
     return f"Points: {tally(names, points)}; {verdict}"
 
 
 def match_table(names: Sequence[str], per_hand: Sequence[Sequence[int]], points: Sequence[int],
-                winner: int | None, first_column: str = "Hand") -> list[str]:
-    """Points per seat for each hand, then the match's result line."""
+                winner: int | None, first_column: str = "Hand", left: int | None = None) -> list[str]:
+    """Points per seat for each hand, then the match's result line (``match_line``)."""
     width = max(len(name) for name in names) + 2
     lines = [f"{first_column:<6}" + "".join(f"{name:>{width}}" for name in names)]
     for number, hand in enumerate(per_hand, start=1):
         lines.append(f"{number:<6}" + "".join(f"{p:>{width}}" for p in hand))
-    lines.append(match_line(names, points, winner) + ".")
+    lines.append(match_line(names, points, winner, left) + ".")
     return lines

@@ -12,9 +12,9 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from p2pwhist.home import HomeError, create_private
+from p2pwhist.home import HomeError, create_private, reopen_private
 from p2pwhist.signed import SignatureError, SignedMessage, parse
-from p2pwhist.wire import FrameBuffer, WireError, frame
+from p2pwhist.wire import LENGTH, MAX_FRAME, FrameBuffer, WireError, frame
 
 MAGIC = b"P2PWHST1"
 READ_CHUNK = 64 * 1024
@@ -29,17 +29,19 @@ class TranscriptError(WireError):
 
 
 class TranscriptWriter:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, reopen: bool = False) -> None:
         """Create the file: never over an existing file or through a symbolic link (a
         transcript is never overwritten, nor written where someone else planted a file to
-        read it), mode 0600; ``TranscriptError`` in one line if it cannot be."""
+        read it), mode 0600; ``TranscriptError`` in one line if it cannot be. With ``reopen``,
+        append to the file of an unfinished game instead (``read_unfinished`` first)."""
         self.path = path
         try:
-            fd = create_private(path, "the transcript")
+            fd = reopen_private(path, "the transcript") if reopen else create_private(path, "the transcript")
         except HomeError as error:
             raise TranscriptError(str(error)) from None
-        self._file = os.fdopen(fd, "wb")
-        self._file.write(MAGIC)
+        self._file = os.fdopen(fd, "ab")
+        if not reopen:
+            self._file.write(MAGIC)
 
     def append(self, message: SignedMessage) -> None:
         self._file.write(frame(message.raw))
@@ -91,3 +93,35 @@ def read_transcript(path: Path) -> Iterator[SignedMessage]:
             raise TranscriptError(f"cannot read {path}: {error.strerror}") from None
     if buffer.pending:
         raise TranscriptError(f"the file ends inside a message ({buffer.pending} stray bytes)", index)
+
+
+def read_unfinished(path: Path) -> list[SignedMessage]:
+    """The messages of an unfinished game's transcript, to resume it: every whole message.
+    A crash while a message was being written leaves part of it at the end; that part is cut
+    off the file, since it was never sent (every message is written before it is sent) or
+    will come again from the others."""
+    messages = []
+    try:
+        with path.open("rb") as file:
+            if file.read(len(MAGIC)) != MAGIC:
+                raise TranscriptError(f"{path} is not a p2pwhist transcript (no {MAGIC.decode()} header)")
+            whole = len(MAGIC)  # where the last whole message ends
+            while len(header := file.read(LENGTH.size)) == LENGTH.size:
+                (size,) = LENGTH.unpack(header)
+                if size > MAX_FRAME:
+                    raise TranscriptError(f"a frame of {size} bytes, over the {MAX_FRAME}-byte limit", len(messages))
+                raw = file.read(size)
+                if len(raw) < size:
+                    break
+                try:
+                    messages.append(parse(raw))
+                except SignatureError as error:
+                    raise TranscriptError(str(error), len(messages)) from None
+                whole = file.tell()
+        if whole < path.stat().st_size:
+            os.truncate(path, whole)
+    except OSError as error:
+        raise TranscriptError(f"cannot read {path}: {error.strerror}") from None
+    if not messages:
+        raise TranscriptError(f"{path} holds no message")
+    return messages

@@ -76,6 +76,9 @@ class Verdict:
                 for h in self.hands
             ],
             "match": {"points": list(match.points), "winner": match.winner} if match else None,
+            "forfeit": None if session is None or session.leaver is None else {
+                "seat": session.leaver.seat, "name": table.players[session.leaver.seat].name,  # type: ignore[union-attr]
+                "reason": session.leaver.reason, "seq": session.leaver.seq},
             "head": self.head.hex(),
             "error": None if self.error is None else {
                 "seq": self.error.seq, "seat": self.error.seat, "name": self.error.name,

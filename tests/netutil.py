@@ -212,7 +212,7 @@ class FakePeer:
         """As a host: take the joiner's HELLO, answer WELCOME, and wait for its READY. Returns
         the HELLO's body."""
         hello = self.receive_value()["hello"]
-        self.send(Welcome(PROTOCOL_VERSION, name, public_bytes(key.public_key())).to_wire())
+        self.send(Welcome(PROTOCOL_VERSION, name, public_bytes(key.public_key()), bytes(32)).to_wire())
         assert self.receive_value() == READY
         return hello
 

@@ -156,7 +156,9 @@ async def test_a_wrong_position_key_is_disputed_and_pinned_by_the_audit(tmp_path
     assert_caught(table, CHEATER, "position key", "by the audit")
 
 
-async def test_a_secret_that_is_never_revealed_forfeits_the_game_after_the_timeout(tmp_path, monkeypatch):
+async def test_a_secret_that_is_never_revealed_forfeits_the_match_after_the_timeout(tmp_path, monkeypatch):
+    """Withholding a secret at the audit (to hide a cheat, or to deny a loss) is not free: past
+    the limit for one message the seat forfeits the match, which the others sign."""
     honest = net._input_for
 
     async def refuse(session, need, options, started):
@@ -167,12 +169,14 @@ async def test_a_secret_that_is_never_revealed_forfeits_the_game_after_the_timeo
     monkeypatch.setattr(net, "_input_for", refuse)
     table = await play_table(tmp_path, timeout=2.0, quitter=CHEATER)
     for seat in table.honest(CHEATER):
-        error = table.results[seat]
-        assert isinstance(error, net.NetError) and error.seat == CHEATER and "sent nothing for 2 s" in str(error)
+        outcome = table.results[seat]
+        assert isinstance(outcome, Outcome), outcome
+        assert outcome.forfeited.seat == CHEATER and "took longer than 0:02" in outcome.forfeited.reason
+        assert outcome.winner != CHEATER
         verdict = table.verdict_of(seat)
-        assert verdict.valid and not verdict.complete  # everything up to there was fair
-        assert "bob (seat 1) sent nothing" in verdict.stopped
-        assert list(read_transcript(table.transcripts[seat]))[-1].body.culprit == CHEATER
+        assert verdict.valid and verdict.complete  # everything up to there was fair, and the forfeit is signed
+        assert verdict.to_json()["forfeit"]["seat"] == CHEATER
+        assert list(read_transcript(table.transcripts[seat]))[-2].kind is Kind.FORFEIT
 
 
 # -- caught at once --------------------------------------------------------------------------

@@ -335,7 +335,7 @@ def test_players_listed_in_a_start_are_not_remembered_before_the_game_starts(tmp
     """bob's START lists a third player who never signs an ACCEPT (to bob, what a player made
     up by a hostile host amounts to): the game never starts, and nobody remembers anybody."""
     with Peers(tmp_path) as peers:
-        host = peers.host("alice", players=3)
+        host = peers.host("alice", "--wait", "1", players=3)
         bob = peers.join("bob", host)
         host.peer.wait_for("bob joined")
         made_up = FakePeer.connect(host.port)

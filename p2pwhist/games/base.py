@@ -151,6 +151,8 @@ class HandState(Protocol):
 
     def learn(self, position: int, card: Card) -> None: ...
 
+    # The hand's result once it is over; before that only with ``offenders`` (a forfeit: the
+    # hand is scored as it stands, the offenders losing it).
     def result(self, offenders: frozenset[int] = frozenset()) -> HandResult: ...
 
     def tags(self) -> dict[str, str]: ...  # the game's own facts about the hand, for records
@@ -264,7 +266,9 @@ class GameText(Protocol):
 
     def move(self, hand: HandState, seat: int, move: Play, names: Sequence[str], style: Style) -> str: ...  # spectator
 
-    def record(self, hand: HandState, result: HandResult, names: Sequence[str]) -> list[str]: ...  # score sheet
+    # A score sheet's record of a hand; of one cut short, with the cards never revealed as
+    # None and ``result`` None if it has none (its forfeit gives it one).
+    def record(self, hand: HandState, result: HandResult | None, names: Sequence[str]) -> list[str]: ...
 
     # For a full-screen interface, which lays out what the strings above only describe.
     def cells(self, view: View) -> list[Cell]: ...  # the seat's cards, in the order the hand pane shows them

@@ -565,8 +565,9 @@ class BoxHand:
         A proven offender (a breach on honour found here, or a cheat the session proved)
         loses: under the seed rules every offender scores 0 and every other seat 1, whoever
         emptied a box; under pagat's, the point goes to the seat that lasted longest among
-        those that did not offend. If every seat offended, nobody scores."""
-        if not self.is_over:
+        those that did not offend. If every seat offended, nobody scores. A game cut short by
+        a forfeit (``offenders`` the seat that left) is scored as it stands."""
+        if not self.is_over and not offenders:
             raise EngineMisuse("the game is not over")
         offenders = frozenset(offenders) | {v.seat for v in self.violations}
         scores = tuple(len(self.box(s)) for s in range(self.players))

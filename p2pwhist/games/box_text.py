@@ -99,7 +99,7 @@ BREACHES = {
 
 def by_rank(cards: Iterable[Card]) -> list[Card]:
     """High to low: suits do not matter in Box (spades first among equal ranks, for a fixed order)."""
-    return sorted(cards, key=lambda card: (-card.rank, -card.suit))
+    return sorted(cards, key=lambda card: (1, 0, 0) if card is None else (0, -card.rank, -card.suit))
 
 
 def _cards(cards: Iterable[Card], style: Style) -> str:
@@ -472,7 +472,7 @@ class BoxText:
             lines.append(_wrap(f"  {outcome}", "  "))
         return "\n".join(lines)
 
-    def record(self, hand: BoxHand, result: HandResult, names: Sequence[str]) -> list[str]:
+    def record(self, hand: BoxHand, result: HandResult | None, names: Sequence[str]) -> list[str]:
         """The deal, one line per round (the cards laid in order, the too-high card, the draws),
         the result and each breach, like a PBN record."""
         cards, layout = hand.cards, hand.layout
@@ -494,6 +494,8 @@ class BoxText:
             if record.draws:
                 line += "; draw " + ", ".join(f"{names[d.seat]} {shown(d.positions)}" for d in record.draws)
             lines.append(line)
+        if result is None:  # cut short, with no result: the record so far
+            return lines
         lines.append(f"Result: box cards left {tally(names, result.scores)}; {_verdict(result, names)}; "
                      f"points {tally(names, result.points)}")
         for v in hand.violations:

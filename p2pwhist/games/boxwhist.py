@@ -423,8 +423,9 @@ class BoxWhistHand:
     # -- the outcome ---------------------------------------------------------------------
 
     def result(self, offenders: frozenset[int] = frozenset()) -> HandResult:
-        """Rule 11: most tricks wins; a proven offender loses; equal most is a draw."""
-        if not self.is_over:
+        """Rule 11: most tricks wins; a proven offender loses; equal most is a draw. A hand
+        cut short by a forfeit (``offenders`` the seat that left) is scored as it stands."""
+        if not self.is_over and not offenders:
             raise EngineMisuse("the hand is not over")
         offenders = frozenset(offenders) | {r.seat for r in self.revokes}
         winner = best_score(self.tricks_won, offenders)

@@ -255,7 +255,7 @@ class BoxWhistText:
             lines.append(f"  {trick_outcome(hand.tricks[-1], names, style, hand.cards.__getitem__)}")
         return "\n".join(lines)
 
-    def record(self, hand: BoxWhistHand, result: HandResult, names: Sequence[str]) -> list[str]:
+    def record(self, hand: BoxWhistHand, result: HandResult | None, names: Sequence[str]) -> list[str]:
         """The deal, one line per trick (the cards in the order played, the winner, the stack
         cards taken), the result and any breach, like a PBN record."""
         cards = hand.cards
@@ -269,8 +269,10 @@ class BoxWhistText:
             plays = ", ".join(f"{names[p.seat]} {p.card}{' (box)' if p.from_box else ''}" for p in trick.plays)
             line = f"{number:2}. {plays}; {names[trick.winner]} wins"
             if trick.draws:
-                line += "; takes " + ", ".join(f"{names[d.seat]} {cards[d.position]}" for d in trick.draws)
+                line += "; takes " + ", ".join(f"{names[d.seat]} {format_cards([cards[d.position]])}" for d in trick.draws)
             lines.append(line)
+        if result is None:  # cut short, with no result: the record so far
+            return lines
         winner = _winner(result)
         lines.append(f"Result: {tally(names, result.scores)}; {'drawn' if winner is None else f'{names[winner]} wins'}")
         for revoke in hand.revokes:

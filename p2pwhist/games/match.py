@@ -57,6 +57,8 @@ class Match:
     first_dealer: int
     hands: list[HandState] = field(default_factory=list)
     results: list[HandResult] = field(default_factory=list)
+    forfeited: int | None = None  # the seat that left the match, which loses it
+
 
     @staticmethod
     def after_cut(game: Game, length: MatchLength, cut: Sequence[Card]) -> Match:
@@ -89,7 +91,15 @@ class Match:
         """Each seat's points so far: the sum of what each hand gave it (``HandResult.points``)."""
         return tuple(map(sum, zip(*(result.points for result in self.results)))) or (0,) * self.game.players
 
+    def forfeit(self, seat: int) -> None:
+        """``seat`` leaves the match and loses it: a hand in progress is scored as it stands,
+        lost by ``seat``, and the match goes to the seat with the most points among the rest."""
+        if len(self.results) < len(self.hands):
+            self.results.append(self.hands[-1].result(frozenset({seat})))
+        self.forfeited = seat
+
     @property
     def winner(self) -> int | None:
-        """The seat with the most points, or None: equal most is a drawn match."""
-        return best_score(self.points)
+        """The seat with the most points, or None: equal most is a drawn match. A seat that
+        forfeited wins nothing."""
+        return best_score(self.points, frozenset() if self.forfeited is None else frozenset({self.forfeited}))

@@ -265,6 +265,15 @@ class FullScreenPlayer:
         if self._running and self._loop is not None:
             self._loop.draw_screen()
 
+    def report(self, line: str) -> None:
+        """A line from the network edge (a seat lost its connection, is back, is slow): on the
+        message line while the screen is open (printing would tear it), else printed."""
+        if not self._running:
+            print(line, flush=True)
+            return
+        self.message = line
+        self.refresh()
+
     # -- following the game ----------------------------------------------------------------------
 
     def on_event(self, session: Any, message: Any) -> None:

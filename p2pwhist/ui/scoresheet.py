@@ -9,7 +9,7 @@ end-of-hand audit, so every card is known, boxes included.
 from __future__ import annotations
 
 from p2pwhist.games.registry import game_entry
-from p2pwhist.text import match_table
+from p2pwhist.text import match_table, tally
 from p2pwhist.verify import Verdict
 
 
@@ -25,8 +25,12 @@ def scoresheet(verdict: Verdict) -> str:
     words = game_entry(table.game).text
     names = [p.name for p in table.players]
     match = session.match
+    leaver = session.leaver
     out: list[str] = []
-    for number, (result, full) in enumerate(zip(match.results, session.audited), start=1):
+    for number, hand in enumerate(match.hands, start=1):
+        audited = number <= len(session.audited)
+        full = session.audited[number - 1] if audited else hand  # cut short: what was seen of it
+        result = match.results[number - 1] if number <= len(match.results) else None
         if full is None:
             out += [f"Hand {number}: the deck audit failed, so its cards are unknown", ""]
             continue
@@ -34,9 +38,16 @@ def scoresheet(verdict: Verdict) -> str:
                 _tag("Dealer", names[full.dealer])]
         out += [_tag(name.capitalize(), value) for name, value in full.tags().items()]
         out.append(_tag("Date", table.date or "?"))
+        if not audited:
+            out.append(_tag("Status", "cut short: cards never revealed are shown as ?"))
         out += words.record(full, result, names)
         out.append("")
-    out += match_table(names, [r.points for r in match.results], match.points, match.winner)
+    out += match_table(names, [r.points for r in match.results], match.points, match.winner,
+                       left=None if leaver is None else leaver.seat)
+    if leaver is not None:
+        out.append(f"{names[leaver.seat]} left at message {leaver.seq}: {leaver.reason}")
+    elif not verdict.complete:
+        out[-1] = f"Points so far: {tally(names, match.points)}; the match was not finished."
     if not verdict.complete:
         out.append(f"Unfinished: {verdict.stopped}")
     return "\n".join(out)
