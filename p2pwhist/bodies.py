@@ -230,8 +230,18 @@ class Resumed:
 
     @classmethod
     def from_wire(cls, obj: Any) -> Resumed:
-        body = _map(_map(obj, {cls.LABEL}, "a RESUMED")[cls.LABEL], {"have"}, "a RESUMED")
+        what = f"a {cls.LABEL.upper()}"
+        body = _map(_map(obj, {cls.LABEL}, what)[cls.LABEL], {"have"}, what)
         return cls(_int(body["have"], 1, 2**32 - 1, "a message count"))
+
+
+@dataclass(frozen=True, slots=True)
+class Done(Resumed):
+    """The host's last word to a joiner, once the game's log is complete and the joiner holds
+    all of it: ``{"done": {"have": N}}``. Until it comes, a joiner whose log is complete stays
+    (and returns if its connection drops), since the host may still lack its last message."""
+
+    LABEL: ClassVar[str] = "done"
 
 
 class Presence(enum.Enum):

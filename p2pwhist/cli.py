@@ -478,16 +478,49 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
     )
 
 
+def _finished(args: argparse.Namespace) -> bool:
+    """Whether ``--transcript`` names a game that is over (no secrets file beside it), which
+    this same command, run again after it ended, only reports: the match's result, once."""
+    path = args.transcript
+    if path is None or not os.path.isfile(path) or os.path.islink(path) or os.path.lexists(secrets_path(path)):
+        return False
+    try:
+        verdict = verify(read_transcript(path))
+    except TranscriptError:
+        return False  # not a transcript: ``_options`` refuses to overwrite it
+    if not verdict.valid or verdict.session is None or verdict.session.outcome is None:
+        return False
+    outcome, names = verdict.session.outcome, [p.name for p in verdict.session.table.players]
+    left = outcome.forfeited
+    print(f"{path} holds a match that is over. "
+          f"{match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
+    return True
+
+
 def _host(args: argparse.Namespace) -> int:
+    if _finished(args):
+        return 0
     _, game = _game(args)
     length = MatchLength(hands=args.hands, minutes=args.minutes)  # neither: an open match
     display = _Display(args.bot, full=_full_screen(args, args.bot is None))
     options = _options(args, display)
     if options.resume is None and args.transcript is None:
-        options.resume = _unfinished_table(options, game, length)
+        options.resume = _same_command(args.argv) or _unfinished_table(options, game, length)
     record = display.run(host, options, HostOptions(game, length, args.port, args.bind))
     display.finish(record)
     return 0
+
+
+def _same_command(argv: list[str]) -> Path | None:
+    """The newest unfinished game that this very command line started: running it again
+    goes on with that game."""
+    for path in unfinished_games():
+        try:
+            if json.loads(path.with_name(path.name + ".command").read_text()).get("argv") == argv:
+                return path
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None
 
 
 def _unfinished_table(options: PeerOptions, game: Game, length: MatchLength) -> Path | None:
@@ -505,8 +538,12 @@ def _unfinished_table(options: PeerOptions, game: Game, length: MatchLength) -> 
 
 def _join(args: argparse.Namespace) -> int:
     address, port = parse_address(args.address)
+    if _finished(args):
+        return 0
     display = _Display(args.bot, full=_full_screen(args, args.bot is None))
     options = _options(args, display)
+    if options.resume is None and args.transcript is None:
+        options.resume = _same_command(args.argv)
     print(f"Your key fingerprint is {identity_fingerprint(options.key)}", flush=True)
     record = display.run(join, options, address, port, args.expect)
     display.finish(record)

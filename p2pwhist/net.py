@@ -48,6 +48,7 @@ from p2pwhist.bodies import (
     Resumed,
     Table,
     Welcome,
+    Done,
     Forfeit,
     check_ready,
 )
@@ -320,13 +321,17 @@ class _GameFiles:
             pass
 
     def close(self, over: bool) -> None:
-        """Close the transcript; once the game is ``over`` nothing else is needed: every
-        secret we still hold is either in the transcript or protects nothing any more. A game
+        """Close the transcript, and ``discard`` the rest once the game is ``over``. A game
         started with no command to resume it by (``play``'s own seat) is over when it stops."""
         self.writer.close()
         if over or self.command is None:
-            self.secrets.discard()
-            self.command_path.unlink(missing_ok=True)
+            self.discard()
+
+    def discard(self) -> None:
+        """Delete the secrets and the command: the game is over, and every secret we still
+        hold is either in the transcript or protects nothing any more."""
+        self.secrets.discard()
+        self.command_path.unlink(missing_ok=True)
 
 
 async def _play(session: Session, options: PeerOptions, peers: Peers, files: _GameFiles,
@@ -338,6 +343,8 @@ async def _play(session: Session, options: PeerOptions, peers: Peers, files: _Ga
     so their work overlaps ours."""
     started = trio.current_time()
     refused = False
+    if options.on_event:  # the game so far: START, or all a resumed peer holds
+        options.on_event(session, session.log[-1])
     try:
         while (need := session.need) is not Need.DONE:
             if need is Need.PEER:
@@ -395,7 +402,9 @@ async def _play(session: Session, options: PeerOptions, peers: Peers, files: _Ga
         await _abort(session, peers, files, str(error), error.seat)
         raise
     finally:
-        files.close(over=refused or _over(session))
+        # Stopped for good: nothing to resume. A match played out, or settled by a forfeit,
+        # keeps its files until every seat holds the whole log (``finish``), then discards them.
+        files.close(over=refused or session.error is not None)
 
 
 def _forfeit_of_ours(session: Session, raw: bytes) -> str | None:
@@ -413,18 +422,12 @@ def _forfeit_of_ours(session: Session, raw: bytes) -> str | None:
     return body.reason if ours.seat == session.seat and ours.prev == message.prev else None
 
 
-def _over(session: Session) -> bool:
-    """Whether the game has ended for us, for good: finished, stopped, or settled by a
-    forfeit. Otherwise (a crash, Ctrl-C, a lost connection) it may be resumed."""
-    return session.error is not None or session.leaver is not None or session.waiting_for is None
-
-
 def _declare_forfeit(session: Session, absent: Absent, names: list[str]) -> SignedMessage | None:
     """Our FORFEIT naming the absent seat; None when a forfeit is settled already and the
     seats that should sign it cannot be reached (the host is gone for good). Before every seat
     has accepted, nobody has anything to lose: the game just stops (``NetError``)."""
-    if session.leaver is not None:
-        return None
+    if session.leaver is not None or session.outcome is not None:
+        return None  # the result is settled; the log stays one signature short
     who = f"{names[absent.seat]} (seat {absent.seat})"
     if not session.begun:
         raise NetError(f"{who} {absent.reason}", absent.seat)
@@ -583,6 +586,18 @@ def unfinished(path: Path, key) -> Unfinished:
     return Unfinished(path, start, seats[0])
 
 
+def _host_word(payload: bytes) -> Notice | Done | None:
+    """The NOTICE or DONE a frame from the host holds, if it is one (a map; a message is an
+    array)."""
+    if not payload or payload[0] & 0xF0 != 0x80:
+        return None
+    try:
+        value = unpack(payload)
+        return Done.from_wire(value) if isinstance(value, dict) and Done.LABEL in value else Notice.from_wire(value)
+    except WireError as error:
+        raise BadFrame(f"the host sent a bad frame: {error}", HOST) from None
+
+
 def resume_game(options: PeerOptions, game: Unfinished) -> tuple[Session, _GameFiles]:
     """Our session rebuilt from the transcript and the saved secrets (session.md §7), and the
     game's files reopened to go on; ``ConfigError`` in one line when the transcript does not
@@ -594,11 +609,17 @@ def resume_game(options: PeerOptions, game: Unfinished) -> tuple[Session, _GameF
         raise ConfigError(f"cannot resume {game.path}: {error}") from None
     try:
         session = Session.resume(log, game.seat, options.key, source)  # type: ignore[arg-type]
-    except SessionError as error:
+    except LocalError as error:  # our own transcript or secrets were changed: kept, to be looked at
         raise ConfigError(f"cannot resume {game.path}: {error}") from None
-    if _over(session):
+    except SessionError as error:  # the log ends in a stop or a verdict: the game is over
+        session = None
+        reason = str(error)
+    else:
+        reason = str(session.error)
+    if session is None or session.error is not None:
         source.discard()
-        raise ConfigError(f"{game.path} is a game that is over: there is nothing to resume")
+        game.path.with_name(game.path.name + ".command").unlink(missing_ok=True)
+        raise ConfigError(f"{game.path} is a game that was stopped ({reason}): there is nothing to resume")
     writer = TranscriptWriter(game.path, reopen=True)
     return session, _GameFiles(game.path, source, writer, [m.raw for m in log], options.command)
 
@@ -650,16 +671,6 @@ def _notice_line(notice: Notice, names: list[str], me: int) -> str:
     if notice.seat == me:
         return f"You have {left} left for your move; then you forfeit the match."
     return f"Waiting for {name} for {_clock(notice.waited)}; they forfeit in {left}."
-
-
-def _notice_in(payload: bytes) -> Notice | None:
-    """The NOTICE a frame from the host holds, if it is one (a map; a message is an array)."""
-    if not payload or payload[0] & 0xF0 != 0x80:
-        return None
-    try:
-        return Notice.from_wire(unpack(payload))
-    except WireError as error:
-        raise NetError(f"the host sent a bad frame: {error}", HOST) from None
 
 
 
@@ -858,6 +869,32 @@ class _Seats:
                 except NetError as error:
                     self._lost(seat, connection, error)
 
+    async def finish(self) -> None:
+        """The log is complete: see that every joiner (but one that left) holds all of it, and
+        say DONE. One whose connection is down may lack the last messages: it is waited for,
+        within the wait, and catches up when it returns."""
+        raws, wait = self.files.raws, self.options.wait
+        done = pack(Done(len(raws)).to_wire())
+        leaver = self.session.leaver
+        missing = {seat for seat in range(1, len(self.connections)) if leaver is None or seat != leaver.seat}
+        while True:
+            await self.deliver()
+            for seat in sorted(missing):
+                connection = self.connections[seat]
+                if connection is not None and connection.delivered == len(raws):
+                    try:
+                        await connection.link.send(done)
+                        missing.discard(seat)
+                    except NetError as error:
+                        self._lost(seat, connection, error)
+            if not missing:
+                return
+            until = max(self.lost_at.get(seat, trio.current_time()) for seat in missing) + wait
+            if trio.current_time() >= until:
+                return  # they did not come back: their transcripts stay a few messages short
+            with trio.move_on_at(until):
+                await self._returned.wait()
+
     def _lost(self, seat: int, connection: _Connection, error: NetError) -> None:
         if self.connections[seat] is not connection:
             return  # an old connection, replaced by the seat's return
@@ -905,8 +942,8 @@ class _Seats:
         leaver = session.leaver
         if leaver is not None and leaver.seat == rejoin.seat:
             raise ConfigError(f"{name} forfeited the match: {leaver.reason}")
-        if session.error is not None or session.waiting_for is None:
-            raise ConfigError("the game is over")
+        if session.error is not None:
+            raise ConfigError("the game was stopped")
         if rejoin.have <= len(raws) and hashlib.sha256(raws[rejoin.have - 1]).digest() != rejoin.head:
             raise ConfigError(f"{name}'s transcript differs from the table's log at or before message "
                               f"{rejoin.have - 1}: it was changed, or {players[rejoin.seat].name} signed two "
@@ -1008,6 +1045,9 @@ async def _host_game(options: PeerOptions, lobby: _Lobby, session: Session, file
     try:
         await seats.deliver()  # START, to everyone seated (or whatever a returning host has)
         outcome = await _play(session, options, seats, files, names)
+        if session.error is None and session.waiting_for is None:
+            await seats.finish()
+        files.discard()
     finally:
         for connection in seats.connections:
             if connection is not None:
@@ -1355,15 +1395,43 @@ class _HostLine:
                 except NetError as error:
                     self._lost(error)
                     continue
-                notice = _notice_in(payload)
-                if notice is None:
+                word = _host_word(payload)
+                if word is None:
                     return payload, HOST
-                if notice.seat < len(self.names) and (notice.seat, notice.presence) != (self.session.seat, Presence.BACK):
-                    options.report(_notice_line(notice, self.names, self.session.seat))  # type: ignore[arg-type]
+                self._show(word)
                 continue
             if seat == HOST:
                 raise Absent(HOST, f"took longer than {_clock(options.timeout)} over one message")
             raise NetError(f"the host passed on nothing from {self.names[seat]} for {_clock(limit)}", HOST)
+
+    def _show(self, word: Notice | Done) -> None:
+        if isinstance(word, Notice) and word.seat < len(self.names) and \
+                (word.seat, word.presence) != (self.session.seat, Presence.BACK):
+            self.options.report(_notice_line(word, self.names, self.session.seat))  # type: ignore[arg-type]
+
+    async def finish(self) -> None:
+        """Our log is complete: stay until the host says DONE, returning if the connection
+        drops (the host may have lost our last message in a crash), within the wait."""
+        while True:
+            connection = self.connection
+            if connection is None:
+                try:
+                    await self._return()
+                except Absent:
+                    return  # the host is gone: our log is complete, and it may have all of it
+                continue
+            with trio.move_on_after(self.options.timeout + self.options.wait):
+                try:
+                    word = _host_word(await connection.link.receive())
+                except BadFrame:
+                    return
+                except NetError as error:
+                    self._lost(error)
+                    continue
+                if not isinstance(word, Done):
+                    self._show(word)  # type: ignore[arg-type]
+                    continue
+            return
 
     def received(self, via: int) -> None:
         if self.connection is not None:
@@ -1434,12 +1502,15 @@ class _HostLine:
 async def join(options: PeerOptions, address: str, port: int, expect: str | None = None) -> GameRecord:
     """Connect to a host, take the seat it gives, and play the match; or go on with an
     unfinished game of ours at this host: ``options.resume``, or else the newest one whose
-    host has the key this host greets us with."""
+    host has the key this host greets us with. Going on with ``options.resume``, the host
+    may be down (it crashed too): we try again, pausing longer each time, within the wait."""
+    if options.resume is not None:
+        return await _join_again(options, address, port, unfinished(options.resume, options.key))
     link, welcome = await _greet_host(options, address, port)
     try:
         returning = _returning_to(options, welcome)
         if returning is not None:
-            return await _join_again(options, address, port, link, welcome, returning)
+            return await _join_again(options, address, port, returning, link, welcome)
         try:  # before we sit down: a host we refuse loses no seat and its table waits on
             if expect is not None and not same_fingerprint(expect, fingerprint(welcome.key)):
                 raise ConfigError(f"the host's key is {fingerprint(welcome.key)}, not the expected {expect}")
@@ -1476,15 +1547,8 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
 
 
 def _returning_to(options: PeerOptions, welcome: Welcome) -> Unfinished | None:
-    """The unfinished game to go on with at the host that sent ``welcome``: the one named
-    (``options.resume``), else the newest of ours under ``$P2PWHIST_HOME`` with this host."""
-    if options.resume is not None:
-        game = unfinished(options.resume, options.key)
-        if game.seat == HOST:
-            raise ConfigError(f"you hosted the game in {game.path}: resume it with p2pwhist host or p2pwhist resume")
-        if game.table.players[HOST].key != welcome.key:
-            raise NetError(f"the host at this address has another key than the host of the game in {game.path}")
-        return game
+    """The newest unfinished game of ours under ``$P2PWHIST_HOME`` with the host that sent
+    ``welcome``, to go on with."""
     for path in unfinished_games():
         try:
             game = unfinished(path, options.key)
@@ -1495,23 +1559,30 @@ def _returning_to(options: PeerOptions, welcome: Welcome) -> Unfinished | None:
     return None
 
 
-async def _join_again(options: PeerOptions, address: str, port: int, link: Link, welcome: Welcome,
-                      returning: Unfinished) -> GameRecord:
-    """Go on with an unfinished game as a joiner: rebuild it, then rejoin on ``link``."""
+async def _join_again(options: PeerOptions, address: str, port: int, returning: Unfinished,
+                      link: Link | None = None, welcome: Welcome | None = None) -> GameRecord:
+    """Go on with an unfinished game as a joiner: rebuild it, then rejoin, on ``link`` if we
+    are connected already, else as after a lost connection."""
+    if returning.seat == HOST:
+        raise ConfigError(f"you hosted the game in {returning.path}: resume it with p2pwhist host or p2pwhist resume")
     try:
         session, files = resume_game(options, returning)
     except BaseException:
-        await link.close()
+        if link is not None:
+            await link.close()
         raise
     names = [p.name for p in session.table.players]
     options.report(f"Resuming the unfinished game in {returning.path}, as {names[returning.seat]} "
                    f"(seat {returning.seat}) with {', '.join(names)}")
     line = _HostLine(session, options, files, names, address, port)
-    try:
-        await line.rejoin(link, welcome)
-    except BaseException as error:
-        files.close(over=isinstance(error, Refused))
-        raise
+    if link is not None and welcome is not None:
+        try:
+            await line.rejoin(link, welcome)
+        except Refused:
+            files.close(over=True)
+            raise
+        except (NetError, trio.TooSlowError):
+            line.connection = None  # as after a lost connection: ``_play`` returns by itself
     return await _join_game(session, options, line, files, names)
 
 
@@ -1519,6 +1590,9 @@ async def _join_game(session: Session, options: PeerOptions, line: _HostLine, fi
                      names: list[str]) -> GameRecord:
     try:
         outcome = await _play(session, options, line, files, names)
+        if session.error is None and session.waiting_for is None:
+            await line.finish()
+        files.discard()
     finally:
         if line.connection is not None:
             await line.connection.link.close()

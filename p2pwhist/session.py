@@ -461,6 +461,8 @@ class Session:
         turn = self._turn
         if not self._begun or turn is None:
             return "a forfeit comes only after every seat has accepted and before the match ends"
+        if self.outcome is not None:
+            return "every hand's result is signed: the match's result is settled, whoever stays"
         if notice.seat == message.seat:
             return "a seat does not declare its own forfeit: it leaves with ABORT"
         if notice.seat >= self.players or notice.seat not in (turn.seat, HOST):

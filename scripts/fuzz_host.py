@@ -227,7 +227,7 @@ class HostProc:
         self.err = logs / f"host-{number}.err"
         command = [sys.executable, "-m", "p2pwhist", "host", "--port", "0", "--bind", "127.0.0.1",
                    "--bot", "random", "--players", "2", "--hands", "1", "--timeout", str(HOST_TIMEOUT),
-                   "--name", "host"]
+                   "--wait", str(HOST_TIMEOUT), "--name", "host"]
         env = {**os.environ, "P2PWHIST_HOME": str(home), "PYTHONUNBUFFERED": "1"}
         with self.out.open("wb") as stdout, self.err.open("wb") as stderr:
             self.popen = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, env=env)
