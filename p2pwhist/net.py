@@ -100,7 +100,8 @@ READY_TIMEOUT = 120.0
 DEFAULT_TIMEOUT = 600.0
 # How long the table waits for a seat whose connection was lost (--wait).
 DEFAULT_WAIT = 300.0
-# While the table waits for a seat, every this many seconds the others are told how long.
+# While the table waits for a seat, every this many seconds (or a quarter of the limit, if
+# that is less) the others, and the seat itself, are told how long.
 NOTICE_EVERY = 30.0
 RECEIVE_CHUNK = 65536
 
@@ -283,6 +284,15 @@ class Peers(Protocol):
     async def deliver(self) -> None:
         """Send every message written so far to every connected peer that lacks it."""
 
+    @property
+    def pending(self) -> bool:
+        """Whether a message came in while we were choosing (``meanwhile``): take it first."""
+
+    async def meanwhile(self, choosing: Awaitable[object]) -> object:
+        """Await our person's or bot's choice, listening meanwhile: what the others are told
+        (a seat gone, slow, back) is shown at once, and a message (the table declaring our
+        forfeit, an ABORT) stops the choice (None; ``pending`` is then true)."""
+
 
 class _GameFiles:
     """What a game keeps on disk while it lasts (session.md §7): the transcript, written
@@ -347,7 +357,7 @@ async def _play(session: Session, options: PeerOptions, peers: Peers, files: _Ga
         options.on_event(session, session.log[-1])
     try:
         while (need := session.need) is not Need.DONE:
-            if need is Need.PEER:
+            if need is Need.PEER or peers.pending:
                 try:
                     raw, via = await peers.receive(session.waiting_for)  # type: ignore[arg-type]
                 except Absent as absent:
@@ -370,7 +380,9 @@ async def _play(session: Session, options: PeerOptions, peers: Peers, files: _Ga
                         files.evidence(raw)
                         raise
             else:
-                value = await _input_for(session, need, options, started)
+                value = await _input_for(session, need, options, started, peers)
+                if peers.pending:
+                    continue  # a message came first: the session takes it, then asks again
                 message = session.produce(value)
                 files.add(message)
                 await peers.deliver()
@@ -434,11 +446,11 @@ def _declare_forfeit(session: Session, absent: Absent, names: list[str]) -> Sign
     return session.forfeit(absent.seat, f"{names[absent.seat]} {absent.reason}")
 
 
-async def _input_for(session: Session, need: Need, options: PeerOptions, started: float) -> object:
+async def _input_for(session: Session, need: Need, options: PeerOptions, started: float, peers: Peers) -> object:
     if need is Need.MOVE:
-        return await options.agent.choose(session.view())
+        return await peers.meanwhile(options.agent.choose(session.view()))
     if need is Need.WISH:
-        return await options.agent.wish()
+        return await peers.meanwhile(options.agent.wish())
     if need is Need.DECISION:  # the host's clock decides whether a timed match goes on
         minutes = session.table.length.minutes
         return minutes is not None and trio.current_time() - started >= minutes * 60
@@ -829,7 +841,8 @@ class _Seats:
     async def receive(self, seat: int) -> tuple[bytes, int]:
         options = self.options
         due = trio.current_time()
-        next_notice = due + NOTICE_EVERY
+        every = min(NOTICE_EVERY, options.timeout / 4)
+        next_notice = due + every
         while True:
             await self._tell_news()
             connection = self.connections[seat]
@@ -852,7 +865,7 @@ class _Seats:
                 if deadline < limit_at:
                     raise Absent(seat, f"lost connection and did not return within {_clock(options.wait)}")
                 raise Absent(seat, f"took longer than {_clock(options.timeout)} over one message")
-            next_notice += NOTICE_EVERY
+            next_notice += every
             presence = Presence.GONE if self.connections[seat] is None else Presence.SLOW
             self._announce(Notice(seat, presence, int(now - due), int(deadline - now)))
 
@@ -860,6 +873,11 @@ class _Seats:
         connection = self.connections[via]
         if connection is not None:
             connection.delivered = len(self.files.raws)
+
+    pending = False  # while it is our turn no joiner may send: their returns are the lobby's
+
+    async def meanwhile(self, choosing: Awaitable[object]) -> object:
+        return await choosing
 
     async def deliver(self) -> None:
         for seat, connection in enumerate(self.connections):
@@ -1377,8 +1395,40 @@ class _HostLine:
         self.address, self.port = address, port
         self.connection: _Connection | None = None
         self.lost_at = trio.current_time()
+        self._held: list[bytes] = []  # a message that came while we were choosing
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._held)
+
+    async def meanwhile(self, choosing: Awaitable[object]) -> object:
+        chosen: object = None
+        async with trio.open_nursery() as nursery:
+
+            async def listen() -> None:
+                while (connection := self.connection) is not None:
+                    try:
+                        payload = await connection.link.receive()
+                    except BadFrame:
+                        raise
+                    except NetError as error:
+                        self._lost(error)  # ``receive`` returns, once we have chosen
+                        return
+                    word = _host_word(payload)
+                    if word is None:
+                        self._held.append(payload)
+                        nursery.cancel_scope.cancel()
+                        return
+                    self._show(word)  # type: ignore[arg-type]
+
+            nursery.start_soon(listen)
+            chosen = await choosing
+            nursery.cancel_scope.cancel()
+        return chosen
 
     async def receive(self, seat: int) -> tuple[bytes, int]:
+        if self._held:
+            return self._held.pop(0), HOST
         options = self.options
         due = trio.current_time()
         limit = options.timeout if seat == HOST else options.timeout + options.wait + NOTICE_EVERY
