@@ -191,6 +191,21 @@ class Link:
         with trio.move_on_after(1):
             await self.stream.aclose()
 
+    async def part(self) -> None:
+        """Close at the end of a game, so that our last words arrive: say we are done sending,
+        then read and drop what the peer still sends until it closes too (at most a second).
+        Closing a socket with unread data in it sends a reset, which can destroy our last
+        message (an ABORT, DONE) in the peer's buffer before it reads it."""
+        with trio.move_on_after(1):
+            try:
+                await self.stream.send_eof()  # type: ignore[attr-defined]
+                while await self.stream.receive_some(RECEIVE_CHUNK):
+                    pass
+            except (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError, OSError,
+                    AttributeError):
+                pass
+        await self.close()
+
 
 def _os_words(error: Exception) -> str:
     """A socket failure in the OS's words ("Connection refused"), not trio's wrappers: a broken
@@ -1067,9 +1082,10 @@ async def _host_game(options: PeerOptions, lobby: _Lobby, session: Session, file
             await seats.finish()
         files.discard()
     finally:
-        for connection in seats.connections:
-            if connection is not None:
-                await connection.link.close()
+        async with trio.open_nursery() as parting:
+            for connection in seats.connections:
+                if connection is not None:
+                    parting.start_soon(connection.link.part)
     return GameRecord(outcome, files.path, session.table)
 
 

@@ -66,7 +66,7 @@ async def play_table(tmp_path: Path, players: int = 2, hands: int = 1, timeout: 
         bot = (bots or {}).get(seat) or RandomBot(random.Random(seat))
         report = joined.append if seat == 0 else (lambda line: None)
         return net.PeerOptions(NAMES[seat], keys[seat], net.Agent(bot.choose, False), transcripts[seat],
-                               timeout=timeout, report=report)
+                               timeout=timeout, wait=timeout, report=report)
 
     async def seat_task(seat: int, play, task_status=trio.TASK_STATUS_IGNORED) -> None:
         try:
@@ -161,10 +161,10 @@ async def test_a_secret_that_is_never_revealed_forfeits_the_match_after_the_time
     the limit for one message the seat forfeits the match, which the others sign."""
     honest = net._input_for
 
-    async def refuse(session, need, options, started):
+    async def refuse(session, need, options, started, peers):
         if session.seat == CHEATER and session.expected_kind is Kind.SECRET and session.hand is not None:
             await trio.sleep_forever()
-        return await honest(session, need, options, started)
+        return await honest(session, need, options, started, peers)
 
     monkeypatch.setattr(net, "_input_for", refuse)
     table = await play_table(tmp_path, timeout=2.0, quitter=CHEATER)
