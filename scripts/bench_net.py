@@ -17,15 +17,50 @@ them (the cut and the match's start are not part of a hand); the figure is the m
 ``box_hand_s``: the same measurement for Bradley's Box with 4 players (the seed's table): the
 median wall time of one game of Box (one deal, one hand) between processes.
 
+``hops``, keyed by seat count (2, 3, 4): the sequential network legs in one hand of Box Whist,
+the mean over the hands of a match between random bots played through real sessions in this
+process (``p2pwhist.inprocess``: the same log that processes make). A *leg* is one one-way
+transmission on the critical path. Every message waits for the one before it (the log is one
+chain, §2 of protocol/session.md), and every joiner's only link is to the host, seat 0, which
+relays. So each message, in log order, adds the legs from the previous message's sender to its
+own: 0 if the same seat sent both (it sends on without waiting), 1 between the host and a
+joiner (either way), 2 from one joiner to another (joiner→host→joiner). A hand is its HAND
+message up to the message before the next HAND, so its first leg is the one from the previous
+hand's last RESULT into its HAND; per hand the legs therefore tile the match, and a hand's
+wall time (as measured below) spans exactly its legs. With 2 players hops is the number of
+changes of sender. Each run's games differ (the seats' keys, so the game id and the deal, are
+new each time), and a hand's legs vary with who wins which trick (a 2-player hand between 64
+and 78): the mean of 20 hands moves by about ±1 from run to run. Printed beside it: the legs by
+the kind of the message that adds them, the joiner→joiner transitions (2 legs each), and the
+legs a hand would need if its KEYS messages cost nothing (removed from the log).
+
+``wan_hand_s``, keyed 2 and 3: ``hand_s`` again (host in this process, joiner processes with
+``--bot random``, the same start and end of a hand, median over every hand of --wan-runs
+matches of --wan-hands hands), but every joiner connects to a TCP proxy that forwards to the
+host and holds each chunk it reads for --delay seconds (default 25 ms) before writing it on,
+in order, in each direction: a fixed one-way latency, no bandwidth limit. The proxy is code in
+this script, run as a separate process (``--proxy PORT``) so that neither the host's CPU work
+nor the GIL delays its forwarding. Its measured round trip is printed first, and beside each
+hand the legs in it (from the host's transcript) times the delay, the part of the hand that
+latency alone accounts for.
+
+``verify_s``: the median wall time of reading and verifying (``p2pwhist verify``'s logic:
+``verify(read_transcript(path))``) the transcript of a --verify-hands-hand (default 50)
+2-player Box Whist match between random bots, made as ``scripts/bench_verify.py`` makes one.
+
 The last line is one JSON object: {"hand_s": {"2": …, "3": …}, "bound_s": {…}, "ratio": {…},
-"box_hand_s": …}.
+"box_hand_s": …, "hops": {"2": …, "3": …, "4": …}, "wan_hand_s": {"2": …, "3": …},
+"verify_s": …}; --skip leaves a part's keys out.
 The machine may be shared: compare figures of one run, not across runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
+import math
 import os
 import random
 import statistics
@@ -37,6 +72,7 @@ from collections import Counter
 from pathlib import Path
 
 import trio
+from bench_verify import time_verify, write_match  # this script's folder is on sys.path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.bots import RandomBot
@@ -45,10 +81,11 @@ from p2pwhist.games.base import Game
 from p2pwhist.games.box import Box
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
-from p2pwhist.inprocess import open_table
-from p2pwhist.net import Agent, HostOptions, PeerOptions, host
-from p2pwhist.session import Need, Session
+from p2pwhist.inprocess import open_table, random_match
+from p2pwhist.net import Agent, GameRecord, HostOptions, PeerOptions, host
+from p2pwhist.session import HOST, Need, Session
 from p2pwhist.signed import Kind, SignedMessage
+from p2pwhist.transcript import read_transcript
 from p2pwhist.wire import FrameBuffer, frame
 
 SAMPLES = 300
@@ -57,8 +94,9 @@ SAMPLES = 300
 # -- the measured hand -----------------------------------------------------------------------
 
 
-async def networked_hands(game: Game, hands: int) -> list[float]:
-    """Seconds per hand, seen by a host in this process playing joiner processes."""
+async def networked_hands(game: Game, hands: int, delay: float = 0.0) -> tuple[list[float], list[SignedMessage]]:
+    """Seconds per hand, seen by a host in this process playing joiner processes, and the
+    host's log; with ``delay``, the joiners reach the host through a proxy with that latency."""
     players = game.players
     marks: list[tuple[str, float]] = []
 
@@ -72,27 +110,170 @@ async def networked_hands(game: Game, hands: int) -> list[float]:
                               transcript=Path(home) / "host.p2pw", timeout=60, report=lambda line: None,
                               on_event=on_event)
         table = HostOptions(game, MatchLength(hands=hands), 0, "127.0.0.1")
+        records: list[GameRecord] = []
+        hosted = trio.Event()
+
+        async def hosting(task_status=trio.TASK_STATUS_IGNORED) -> None:
+            try:
+                records.append(await host(options, table, task_status=task_status))
+            finally:
+                hosted.set()
+
         async with trio.open_nursery() as nursery:
-            port = await nursery.start(lambda task_status: host(options, table, task_status=task_status))
-            for seat in range(1, players):
-                command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", "random",
-                           "--name", f"joiner{seat}", "--timeout", "60", "--transcript", f"{home}/j{seat}.p2pw"]
-                env = {**os.environ, "P2PWHIST_HOME": f"{home}/j{seat}"}
-                nursery.start_soon(lambda c=command, e=env: trio.run_process(c, stdout=subprocess.DEVNULL, env=e))
+            port = await nursery.start(hosting)
+            async with proxied(port, delay) as port:  # the proxy lives until the host is done
+                async with trio.open_nursery() as joiners:
+                    for seat in range(1, players):
+                        command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", "random",
+                                   "--name", f"joiner{seat}", "--timeout", "60", "--transcript", f"{home}/j{seat}.p2pw"]
+                        env = {**os.environ, "P2PWHIST_HOME": f"{home}/j{seat}"}
+                        joiners.start_soon(lambda c=command, e=env: trio.run_process(c, stdout=subprocess.DEVNULL, env=e))
+                await hosted.wait()
+        log = list(read_transcript(records[0].transcript))
     ends: dict[float, float] = {}  # a hand's start → its last RESULT so far
     for kind, at in marks:
         if kind == "hand":
             started = at
         else:
             ends[started] = at
-    return [end - start for start, end in ends.items()]
+    return [end - start for start, end in ends.items()], log
+
+
+# -- sequential legs -------------------------------------------------------------------------
+
+
+def legs(previous: int, sender: int) -> int:
+    """One-way transmissions between a message by ``previous`` and the next, by ``sender``."""
+    if previous == sender:
+        return 0
+    return 1 if HOST in (previous, sender) else 2
+
+
+def hand_legs(log: list[SignedMessage], free: frozenset[Kind] = frozenset()) -> list[Counter[str]]:
+    """Each hand's legs, by the kind of the message that adds them; messages of a ``free``
+    kind are left out of the log first, as if they cost nothing."""
+    log = [m for m in log if m.kind not in free]
+    starts = [i for i, m in enumerate(log) if m.kind is Kind.HAND]  # the last one ends the match
+    hands = []
+    for a, b in itertools.pairwise(starts):
+        counts: Counter[str] = Counter()
+        for i in range(a, b):
+            counts[log[i].kind.value] += legs(log[i - 1].seat, log[i].seat)
+        hands.append(counts)
+    return hands
+
+
+def hops(players: int, hands: int) -> tuple[float, Counter[str], float, float]:
+    """The mean legs per hand, their mean by kind, and the mean legs without KEYS messages and
+    the mean relayed (joiner to joiner) transitions, over one match of ``hands`` hands."""
+    log = random_match(BoxWhist(players), hands=hands, seed=players)[0].log
+    per_hand = hand_legs(log)
+    by_kind = Counter({k: v / hands for k, v in sum(per_hand, Counter()).items()})
+    keyless = statistics.mean(sum(h.values()) for h in hand_legs(log, frozenset({Kind.KEYS})))
+    starts = [i for i, m in enumerate(log) if m.kind is Kind.HAND]
+    relayed = sum(legs(log[i - 1].seat, log[i].seat) == 2 for i in range(starts[0], starts[-1])) / hands
+    return float(statistics.mean(sum(h.values()) for h in per_hand)), by_kind, keyless, relayed
+
+
+# -- the delaying proxy ----------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def proxied(port: int, delay: float):
+    """The port to connect to for ``port`` on loopback: a delaying proxy's (a process of this
+    script, stopped on exit), or ``port`` itself if ``delay`` is 0."""
+    if not delay:
+        yield port
+        return
+    command = [sys.executable, __file__, "--proxy", str(port), "--delay", str(delay)]
+    process = await trio.lowlevel.open_process(command, stdout=subprocess.PIPE)
+    try:
+        line = b""
+        while not line.endswith(b"\n"):
+            chunk = await process.stdout.receive_some(64)
+            if not chunk:
+                raise RuntimeError("the proxy stopped before it listened")
+            line += chunk
+        yield int(line)
+    finally:
+        process.kill()
+        await process.wait()
+        await process.stdout.aclose()
+
+
+async def serve_proxy(target: int, delay: float) -> None:
+    """Listen on loopback and forward every connection to ``target`` on loopback, each
+    direction delayed by ``delay`` seconds; print the port listened on, then serve forever."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    print(listeners[0].socket.getsockname()[1], flush=True)
+
+    async def connection(client: trio.SocketStream) -> None:
+        try:
+            async with client, await trio.open_tcp_stream("127.0.0.1", target) as server, \
+                    trio.open_nursery() as nursery:
+                nursery.start_soon(delayed, client, server, delay)
+                nursery.start_soon(delayed, server, client, delay)
+        except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # one end went away: so does the other
+
+    await trio.serve_listeners(connection, listeners)
+
+
+async def delayed(source: trio.SocketStream, sink: trio.SocketStream, delay: float) -> None:
+    """Write to ``sink`` each chunk read from ``source``, ``delay`` seconds after it was read,
+    in order; then pass on the end of the stream."""
+    send, receive = trio.open_memory_channel[tuple[float, bytes]](math.inf)
+
+    async def read() -> None:
+        async with send:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                while data := await source.receive_some(65536):
+                    send.send_nowait((trio.current_time() + delay, data))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(read)
+        async with receive:
+            async for due, data in receive:
+                await trio.sleep_until(due)
+                await sink.send_all(data)
+    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+        await sink.send_eof()
+
+
+async def proxy_round_trip(delay: float, count: int = 10) -> float:
+    """Seconds for a small frame to go through the proxy to an echo task and back."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+
+    async def echo(stream) -> None:
+        async with stream:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                while data := await stream.receive_some(65536):
+                    await stream.send_all(data)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, echo, listeners)
+        async with proxied(listeners[0].socket.getsockname()[1], delay) as port:
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+            times = []
+            for _ in range(count):
+                start = time.perf_counter()
+                await stream.send_all(frame(b"x" * 200))
+                buffer = FrameBuffer()
+                while buffer.next_frame() is None:
+                    buffer.feed(await stream.receive_some(65536))
+                times.append(time.perf_counter() - start)
+            await stream.aclose()
+        nursery.cancel_scope.cancel()
+    return statistics.median(times)
 
 
 # -- the bound -------------------------------------------------------------------------------
 
 
 class Counting:
-    """Counts the EC primitives the deck module performs, by wrapping them where they are used."""
+    """Counts the EC primitives the deck module performs, by wrapping them where they are used:
+    in every module of the deck that holds ``_curve``'s function under its name (so a module
+    that starts or stops using one is counted as it is)."""
 
     KINDS = ("point", "scalar", "multiply")
 
@@ -101,11 +282,12 @@ class Counting:
         self._patched: list[tuple[object, str, object]] = []
 
     def __enter__(self) -> Counting:
-        for module, name in ((_curve, "point"), (_deck, "point"), (_audit, "point"),
-                             (_passes, "scalar"), (_passes, "multiply")):
-            original = getattr(module, name)
-            self._patched.append((module, name, original))
-            setattr(module, name, self._wrap(name, original))
+        originals = {name: getattr(_curve, name) for name in self.KINDS}
+        for module in (_curve, _deck, _audit, _passes):
+            for name, original in originals.items():
+                if getattr(module, name, None) is original:
+                    self._patched.append((module, name, original))
+                    setattr(module, name, self._wrap(name, original))
         return self
 
     def _wrap(self, name, original):
@@ -211,17 +393,71 @@ async def loopback_round_trip() -> float:
     return elapsed
 
 
+PARTS = ("hand", "hops", "wan", "verify")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--hands", type=int, default=5, help="hands per measured match (default 5)")
+    parser.add_argument("--hands", type=int, default=5, help="hands per measured match on loopback (default 5)")
+    parser.add_argument("--hop-hands", type=int, default=20, help="hands per match counted for hops (default 20)")
+    parser.add_argument("--wan-hands", type=int, default=3, help="hands per match through the proxy (default 3)")
+    parser.add_argument("--wan-runs", type=int, default=2, help="matches through the proxy per seat count (default 2)")
+    parser.add_argument("--delay", type=float, default=0.025, help="the proxy's one-way delay, seconds (default 0.025)")
+    parser.add_argument("--verify-hands", type=int, default=50, help="hands in the verified transcript (default 50)")
+    parser.add_argument("--verify-runs", type=int, default=3, help="times it is verified (default 3)")
+    parser.add_argument("--skip", action="append", choices=PARTS, default=[],
+                        help="leave out a part: hand (hand_s, bound_s, ratio, box_hand_s), hops, wan, verify")
+    parser.add_argument("--proxy", type=int, metavar="PORT", help=argparse.SUPPRESS)  # run as the delaying proxy
     args = parser.parse_args()
+    if args.proxy is not None:
+        trio.run(serve_proxy, args.proxy, args.delay)
+        return
+    result: dict[str, dict[str, float] | float] = {}
+    if "hand" not in args.skip:
+        result.update(loopback_figures(args.hands))
+    if "hops" not in args.skip:
+        result["hops"] = {}
+        for players in (2, 3, 4):
+            mean, by_kind, keyless, relayed = hops(players, args.hop_hands)
+            print(f"{players} players: {mean:.1f} legs a hand (mean of {args.hop_hands}; {relayed:.1f} relayed "
+                  f"joiner→joiner); by kind {', '.join(f'{k} {v:.1f}' for k, v in by_kind.most_common())}; "
+                  f"{keyless:.1f} if KEYS cost nothing")
+            result["hops"][str(players)] = round(mean, 1)
+    if "wan" not in args.skip:
+        trip = trio.run(proxy_round_trip, args.delay)
+        print(f"proxy: {args.delay * 1e3:.0f} ms each way, round trip measured {trip * 1e3:.1f} ms")
+        result["wan_hand_s"] = {}
+        for players in (2, 3):
+            times, latency = [], []
+            for _ in range(args.wan_runs):
+                hands, log = trio.run(networked_hands, BoxWhist(players), args.wan_hands, args.delay)
+                times += hands
+                latency += [sum(h.values()) * args.delay for h in hand_legs(log)]
+            hand = statistics.median(times)
+            print(f"{players} players through the proxy: hands {', '.join(f'{t:.2f}' for t in times)} s; "
+                  f"median {hand:.3f} s; legs × delay {', '.join(f'{t:.2f}' for t in latency)} s")
+            result["wan_hand_s"][str(players)] = round(hand, 3)
+    if "verify" not in args.skip:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "verify.p2pw"
+            log = write_match(path, 2, args.verify_hands, seed=2)
+            times = time_verify(path, args.verify_hands, args.verify_runs)
+        verify_s = statistics.median(times)
+        print(f"verify, 2 players, {args.verify_hands} hands ({len(log)} messages): "
+              f"{', '.join(f'{t:.2f}' for t in times)} s; median {verify_s:.3f} s")
+        result["verify_s"] = round(verify_s, 3)
+    print(json.dumps(result))
+
+
+def loopback_figures(hands_per_match: int) -> dict[str, dict[str, float] | float]:
+    """hand_s, bound_s, ratio and box_hand_s."""
     UNIT.update(measure_units())
     rtt = trio.run(loopback_round_trip)
     print("unit costs (µs): " + ", ".join(f"{k} {v * 1e6:.1f}" for k, v in UNIT.items()) + f", loopback round trip {rtt * 1e6:.1f}")
     result: dict[str, dict[str, float] | float] = {"hand_s": {}, "bound_s": {}, "ratio": {}}
     for players in (2, 3):
-        hands = trio.run(networked_hands, BoxWhist(players), args.hands)
-        counts, messages = critical_path(players, args.hands)
+        hands, _ = trio.run(networked_hands, BoxWhist(players), hands_per_match)
+        counts, messages = critical_path(players, hands_per_match)
         ec = weight(counts)
         signing = messages * (UNIT["sign"] + UNIT["verify"])
         bound = ec + signing + messages * rtt
@@ -232,11 +468,11 @@ def main() -> None:
         result["hand_s"][str(players)] = round(hand, 4)
         result["bound_s"][str(players)] = round(bound, 4)
         result["ratio"][str(players)] = round(hand / bound, 2)
-    box_hands = trio.run(networked_hands, Box(4), args.hands)
+    box_hands, _ = trio.run(networked_hands, Box(4), hands_per_match)
     box_hand = statistics.median(box_hands)
     print(f"Box, 4 players: games {', '.join(f'{h:.3f}' for h in box_hands)} s; median {box_hand:.3f} s")
     result["box_hand_s"] = round(box_hand, 4)
-    print(json.dumps(result))
+    return result
 
 
 if __name__ == "__main__":
