@@ -550,7 +550,8 @@ class Session:
             return True
         message = yield _Turn(HOST, Kind.HAND, Need.DECISION, lambda up: NextHand(not match.is_over(bool(up))))
         more = message.body.more  # type: ignore[union-attr]
-        if more and match.is_over(time_up=False) or not more and length.minutes is None and not match.is_over():
+        if more and match.is_over(time_up=False) or not more and (length.minutes is None or not match.hands) \
+                and not match.is_over():
             raise self._remote(message, "decided the match length against the agreed configuration")
         return more
 

@@ -449,21 +449,13 @@ def test_an_off_curve_point_in_a_shuffle_pass_is_caught_by_the_next_seat(seats):
 
 
 @pytest.mark.parametrize("seats", SEATS)
-def test_an_off_curve_point_in_the_final_deck_is_caught_when_decrypted(seats):
+def test_an_off_curve_point_in_the_final_deck_is_caught_by_every_seat_on_receipt(seats):
+    """Every other seat (and an observer: a verifier) validates the whole final deck when the
+    last lock pass arrives, so all blame the last locker at that message (deck.md §6)."""
     last = seats - 1
     table = Table(seats)
-    assert (
-        table.deal(points_tamper(Step.LOCK_PASS, last, lambda p: replaced(p, 6, OFF_CURVE_X)))
-        is None
-    )
-    table.reveal_to(0, [5])  # other positions are fine
-    with pytest.raises(RemoteDeckError) as caught:
-        table.reveal_to(0, [6])
-    assert (caught.value.seat, caught.value.step, caught.value.position) == (
-        last,
-        Step.LOCK_PASS,
-        6,
-    )
+    outcomes = table.deal(points_tamper(Step.LOCK_PASS, last, lambda p: replaced(p, 6, OFF_CURVE_X)))
+    assert all(blames(outcomes[seat], last, Step.LOCK_PASS) for seat in range(seats) if seat != last)
     table.open_secrets()
     assert_deviation(table.audit(0), last, Step.LOCK_PASS, 6)
 

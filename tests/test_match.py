@@ -34,6 +34,7 @@ def test_deal_passes_left_and_match_ends_after_n_hands():
 def test_no_new_hand_once_the_time_is_up():
     match = Match(BoxWhist(2), MatchLength(minutes=30), 0)
     assert not match.is_over(time_up=False)
+    assert not match.is_over(time_up=True)  # a match plays at least one hand, however long the cut took
     match.start_hand(make_deck(BoxWhist(2), 0))
     finish(match, 1)
     assert not match.is_over(time_up=False) and match.is_over(time_up=True)

@@ -286,7 +286,11 @@ class Deck:
                 sender, step, f"{len(message.points)} points for a deck of {self.params.size}"
             )
         self._take_pass(message.points)
-        if self.turn == self.seat:  # this seat encrypts the deck next: validate all of it now
+        if self.final_deck is not None:
+            # The final deck: every seat, and an observer, validates all of it now (deck.md §6),
+            # so that a bad point is blamed at this message by everyone alike.
+            self._final_points = {j: self._valid_point(sender, step, j, x) for j, x in enumerate(message.points)}
+        elif self.turn == self.seat:  # this seat encrypts the deck next: validate all of it now
             self._next_input = [
                 self._valid_point(sender, step, j, x) for j, x in enumerate(message.points)
             ]

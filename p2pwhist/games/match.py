@@ -69,10 +69,12 @@ class Match:
         return (self.first_dealer + len(self.hands)) % self.game.players
 
     def is_over(self, time_up: bool = False) -> bool:
+        """Whether no further hand starts; ``time_up`` counts only once a hand was played (a
+        match plays at least one, however long the cut took)."""
         if len(self.results) < len(self.hands):
             return False  # a hand is in progress
         hands = self.length.hands or MAX_HANDS
-        return time_up or len(self.hands) >= min(hands, MAX_HANDS)
+        return time_up and bool(self.hands) or len(self.hands) >= min(hands, MAX_HANDS)
 
     def start_hand(self, cards: Sequence[Card | None] | None = None, **options: Any) -> HandState:
         if len(self.results) < len(self.hands):
