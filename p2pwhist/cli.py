@@ -23,6 +23,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import time
 from functools import partial
 from pathlib import Path
 from typing import Sequence
@@ -30,6 +31,7 @@ from typing import Sequence
 import trio
 
 from p2pwhist.bodies import check_name
+from p2pwhist.bots import DEFAULT_LEVEL, LEVELS, check_level, make_bot
 from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText, HandResult
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES, game_entry
@@ -130,6 +132,7 @@ def _game(args: argparse.Namespace) -> tuple[GameEntry, Game]:
 
 def _peer_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot", choices=BOT_NAMES, help="let a computer player play this seat")
+    _level_argument(parser)
     parser.add_argument("--name", help="your name at the table (default: your login name)")
     parser.add_argument("--transcript", type=Path, help="where to write the game's transcript "
                         "(default: a new file under $P2PWHIST_HOME/games)")
@@ -143,6 +146,12 @@ def _peer_arguments(parser: argparse.ArgumentParser) -> None:
                         "run the same command again, or p2pwhist resume; a joiner reconnects by itself); past it "
                         f"they forfeit the match (default {DEFAULT_WAIT:g})")
     _plain_argument(parser)
+
+
+def _level_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--level", choices=LEVELS, help="how long the search bot thinks: easy (at most a quarter "
+                        "of a second a move), normal (under a second) or hard (under three seconds); "
+                        f"default {DEFAULT_LEVEL}")
 
 
 def _plain_argument(parser: argparse.ArgumentParser) -> None:
@@ -168,7 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     _game_arguments(play, "seats at the table (default: the game's usual number)")
     play.add_argument("--hands", type=_positive_int, default=3, help="hands (games of Box) in the match (default 3)")
     play.add_argument("--bot", choices=BOT_NAMES, help="the computer players (default: the game's strongest that "
-                      "answers within about a second: search for boxwhist, heuristic for box)")
+                      "answers within about a second: search, at its normal level, for boxwhist; heuristic for box)")
+    _level_argument(play)
     play.add_argument("--watch", action="store_true", help="bots in every seat; show the game as it goes")
     play.add_argument("--local", action="store_true", help="play in this process, without the network "
                       "or the card-dealing protocol (fast; nothing to verify)")
@@ -353,9 +363,11 @@ class _Display:
 
     With ``watch``, a bot plays and the table is shown from its seat as the game goes."""
 
-    def __init__(self, bot: str | None, watch: bool = False, full: FullScreenPlayer | None = None) -> None:
+    def __init__(self, bot: str | None, watch: bool = False, full: FullScreenPlayer | None = None,
+                 level: str | None = None) -> None:
         self.full = full  # the full-screen table, which then shows everything
         self.bot_name = bot
+        self.level = level  # the search bot's (None: its default)
         self.bot = None  # made once the game is known: a joiner learns it from START
         self.watch = watch
         self.ui: TerminalPlayer | None = None  # made once the seat and the names are known
@@ -380,7 +392,8 @@ class _Display:
             if self.bot_name is not None:
                 if self.bot_name not in entry.bots:
                     raise ConfigError(f"{entry.name} has no {self.bot_name!r} bot (it has {', '.join(entry.bots)})")
-                self.bot = entry.bots[self.bot_name](random.Random())  # OS-seeded: the edge may be random
+                # OS-seeded and on the real clock: the edge may be random and read the time.
+                self.bot = make_bot(entry.bots[self.bot_name], random.Random(), self.level, time.perf_counter)
         if self.full is not None:
             self.full.on_event(session, message)
             return
@@ -502,7 +515,7 @@ def _host(args: argparse.Namespace) -> int:
         return 0
     _, game = _game(args)
     length = MatchLength(hands=args.hands, minutes=args.minutes)  # neither: an open match
-    display = _Display(args.bot, full=_full_screen(args, args.bot is None))
+    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level)
     options = _options(args, display)
     if options.resume is None and args.transcript is None:
         options.resume = _same_command(args.argv) or _unfinished_table(options, game, length)
@@ -540,7 +553,7 @@ def _join(args: argparse.Namespace) -> int:
     address, port = parse_address(args.address)
     if _finished(args):
         return 0
-    display = _Display(args.bot, full=_full_screen(args, args.bot is None))
+    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level)
     options = _options(args, display)
     if options.resume is None and args.transcript is None:
         options.resume = _same_command(args.argv)
@@ -583,9 +596,11 @@ def _play(args: argparse.Namespace) -> int:
     args.bot = args.bot or entry.default_bot
     if args.bot not in entry.bots:
         raise ConfigError(f"{entry.name} has no {args.bot!r} bot (it has {', '.join(entry.bots)})")
+    check_level(entry.bots[args.bot], args.level)
     if args.local:
         return _play_local(args, entry, game)
-    display = _Display(args.bot if args.watch else None, watch=args.watch, full=_full_screen(args, not args.watch))
+    display = _Display(args.bot if args.watch else None, watch=args.watch, full=_full_screen(args, not args.watch),
+                       level=args.level)
     # No hosting instructions to print, and no known peers: the bots' keys are new every time.
     # A person plays under their own name; a bot is named by its kind and seat.
     options = PeerOptions(name=_bot_name(args.bot, 0) if args.watch else _person_name(None),
@@ -608,6 +623,8 @@ def _play(args: argparse.Namespace) -> int:
                     name = _bot_name(args.bot, seat)
                     command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", args.bot,
                                "--name", name, "--timeout", str(PLAY_BOT_TIMEOUT)]
+                    if args.level is not None:
+                        command += ["--level", args.level]
                     env = {**os.environ, "P2PWHIST_HOME": str(Path(homes) / f"bot{seat}")}
                     nursery.start_soon(_bot_process, command, env, name)
                     await seated[seat].wait()
@@ -644,7 +661,9 @@ def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
     from p2pwhist.local import LocalMatch, play_match
 
     rng = random.Random(args.seed)
-    bots = [entry.bots[args.bot](rng) for _ in range(game.players)]
+    # A seeded game repeats exactly: its bots keep to their playout budgets, with no clock.
+    clock = None if args.seed is not None else time.perf_counter
+    bots = [make_bot(entry.bots[args.bot], rng, args.level, clock) for _ in range(game.players)]
     length = MatchLength(hands=args.hands)
     full = None if args.watch else _full_screen(args, True)
     if full is None:

@@ -199,3 +199,17 @@ def test_time_cap_uses_the_clock_passed_in():
 def test_rejects_a_bad_budget():
     with pytest.raises(ValueError, match="playouts must be a positive int"):
         SearchBot(random.Random(0), playouts=0)
+
+
+def test_voids_no_deal_can_meet_are_dropped_not_fatal():
+    """A dishonest seat can show a void it does not have (following suit is on honour): if no
+    deal meets every void, the bot samples without them instead of failing mid-game."""
+    for hand, seat in random_positions(2, 20, seed=5):
+        knowledge = Knowledge(PublicView(hand.view(seat)))
+        other = 1 - seat
+        if knowledge.unknown_hand[other]:
+            break
+    knowledge.void[other] = [True] * 4  # "void" in every suit, yet holding unknown cards
+    hands, boxes, stack, my_box = knowledge.sample(random.Random(1))
+    assert [len(h) for h in hands] == list(hand.view(seat).hand_sizes)
+    assert SearchBot(random.Random(2), playouts=8).search(knowledge, hand.view(seat).legal_moves) is not None

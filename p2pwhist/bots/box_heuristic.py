@@ -11,6 +11,9 @@ play). What is left to choose:
     card put back from the extra pile stays face up for all (rule 7);
 (c) under pagat, which extra card to put back into the box (rule 7).
 
+The rules are one function, ``pick``, over any kind of move: the bot applies it to its view,
+and the search bot (``box_search.py``) to every seat in its playouts.
+
 What the bot does, and why:
 
 (a) Lay the *highest* card that passes. The card to beat only ever falls within a round, so a
@@ -81,11 +84,15 @@ card from losing, fail) cost more in low cards than they gain.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TypeVar
 
 from p2pwhist.games.base import Play
 from p2pwhist.games.box import BoxView, Phase
 
-__all__ = ["BoxHeuristicBot"]
+__all__ = ["BoxHeuristicBot", "pick"]
+
+M = TypeVar("M", bound=Hashable)
 
 _COPIES = 4  # cards of each rank in the pack (rules-box.md rule 1); suits do not matter
 
@@ -119,26 +126,33 @@ class BoxHeuristicBot:
         if len(moves) == 1:
             return moves[0]
         rank = {m: card.rank for m in moves if (card := view.card(m.position)) is not None}
-        if view.phase is Phase.RESTOCK:  # (c): every extra card is known
-            return min(moves, key=rank.__getitem__)
-        hand = view.hands[view.seat]
-        if moves[0].position in hand:  # (a) (an opener's moves are all of its highest rank)
-            return max(moves, key=rank.__getitem__)
-        return self._take(view, moves, rank)
-
-    def _take(self, view: BoxView, moves: list[Play], rank: dict[Play, int]) -> Play:
-        """(b): the box slot most likely to stand; ``rank`` holds the known ones."""
-        closed = [m for m in moves if m not in rank]
         to_beat = view.to_beat
-        if to_beat is None:  # an empty-handed opener: every card stands
-            if rank:
-                return max(rank, key=rank.__getitem__)
-            return self.rng.choice(closed)
-        stands = [m for m in rank if rank[m] <= to_beat.rank]
-        if stands:
-            return max(stands, key=rank.__getitem__)
-        if closed and _stand_chance(view, to_beat.rank) > 0:
-            return self.rng.choice(closed)
-        if rank:  # all fail: give away the highest known card, keep the closed ones
+        return pick(moves, rank, view.phase is Phase.RESTOCK, moves[0].position in view.hands[view.seat],
+                    None if to_beat is None else to_beat.rank, self.rng,
+                    lambda: to_beat is not None and _stand_chance(view, to_beat.rank) > 0)
+
+
+def pick(moves: Sequence[M], rank: Mapping[M, int], restock: bool, laying: bool, to_beat: int | None,
+         rng: random.Random, closed_may_stand: Callable[[], bool]) -> M:
+    """The rules (a)-(c) of the module docstring over any kind of move (``Play``s for the bot,
+    deck positions for ``box_search``'s playouts): ``rank`` holds the moves whose card the
+    player knows (every move but a closed box card), ``to_beat`` the rank to beat (None for
+    an opener) and ``closed_may_stand`` says (when asked) whether a closed box card may stand."""
+    if restock:  # (c): every extra card is known
+        return min(moves, key=rank.__getitem__)
+    if laying:  # (a) (an opener's moves are all of its highest rank)
+        return max(moves, key=rank.__getitem__)
+    # (b): the box slot most likely to stand.
+    closed = [m for m in moves if m not in rank]
+    if to_beat is None:  # an empty-handed opener: every card stands
+        if rank:
             return max(rank, key=rank.__getitem__)
-        return self.rng.choice(closed)
+        return rng.choice(closed)
+    stands = [m for m in rank if rank[m] <= to_beat]
+    if stands:
+        return max(stands, key=rank.__getitem__)
+    if closed and closed_may_stand():
+        return rng.choice(closed)
+    if rank:  # all fail: give away the highest known card, keep the closed ones
+        return max(rank, key=rank.__getitem__)
+    return rng.choice(closed)

@@ -1,0 +1,85 @@
+"""The search bots' levels: each is a playout budget and a time cap, built by ``make_bot`` with
+the clock passed in, offered by ``play``, ``host`` and ``join`` as ``--level``. No timing is
+asserted: the clocks here are fakes."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import pytest
+
+from p2pwhist.bots import DEFAULT_LEVEL, LEVELS, Searching, check_level, make_bot
+from p2pwhist.bots.heuristic import HeuristicBot
+from p2pwhist.bots.search import SearchBot
+from p2pwhist.cli import build_parser
+from p2pwhist.games.base import ConfigError
+from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.registry import GAMES
+from p2pwhist.local import shuffled_deck
+
+SEARCHERS = [(name, entry.bots["search"]) for name, entry in GAMES.items()]
+
+
+@pytest.mark.parametrize("game,factory", SEARCHERS, ids=[name for name, _ in SEARCHERS])
+def test_each_level_is_a_budget_and_a_cap_on_the_clock_passed_in(game, factory):
+    assert issubclass(factory, Searching) and set(factory.budgets) == set(LEVELS)
+    clock = lambda: 0.0
+    for level in LEVELS:
+        bot = make_bot(factory, random.Random(0), level, clock)
+        budget = factory.budgets[level]
+        assert (bot.playouts, bot.time_limit, bot.clock) == (budget.playouts, budget.seconds, clock)
+    default = make_bot(factory, random.Random(0))
+    assert default.playouts == factory.budgets[DEFAULT_LEVEL].playouts and default.clock is None
+    # Harder levels think longer; the default answers within about a second (issue 12), with
+    # the cap's 10% over.
+    budgets = [factory.budgets[level] for level in LEVELS]
+    assert [b.playouts for b in budgets] == sorted(b.playouts for b in budgets)
+    assert [b.seconds for b in budgets] == sorted(b.seconds for b in budgets)
+    assert factory.budgets[DEFAULT_LEVEL].seconds * 1.1 <= 1.0
+
+
+def test_a_bot_without_levels_refuses_one():
+    assert isinstance(make_bot(HeuristicBot, random.Random(0)), HeuristicBot)
+    with pytest.raises(ConfigError, match="only the search bot has levels"):
+        make_bot(HeuristicBot, random.Random(0), "hard")
+    with pytest.raises(ConfigError, match="the levels are easy, normal, hard, not 'brutal'"):
+        check_level(SearchBot, "brutal")
+
+
+def test_the_cap_leaves_out_a_deal_cut_short():
+    """The clock is read before each playout once a first deal is done; at the limit the deal
+    in progress is dropped, so every move is judged on the same deals."""
+    reads = []
+
+    def clock() -> float:
+        reads.append(None)
+        return 0.0 if len(reads) <= 3 else 1.0  # the deadline, then two playouts, then past it
+
+    game = BoxWhist(2)
+    hand = game.new_hand(0, (), cards=shuffled_deck(game, random.Random(1)))
+    view = hand.view(hand.turn)
+    assert len(view.legal_moves) > 3
+    bot = SearchBot(random.Random(0), playouts=10_000, clock=clock, time_limit=0.5)
+    assert view.refusal(bot.choose(view)) is None
+    assert bot.last_samples == 1 and len(reads) == 4
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "p2pwhist", *args], check=False, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+
+
+def test_play_offers_the_levels():
+    """A seeded game repeats exactly at any level: its bots then read no clock."""
+    watch = ("play", "--local", "--watch", "--hands", "1", "--seed", "4", "--level", "easy", "--plain")
+    out = run(*watch)
+    assert out.returncode == 0, out.stderr
+    assert "wins the match" in out.stdout and run(*watch).stdout == out.stdout
+    refused = run("play", "--local", "--bot", "heuristic", "--level", "hard")
+    assert refused.returncode == 2 and refused.stderr.strip() == "p2pwhist: only the search bot has levels"
+    parser = build_parser()
+    for command in (["play"], ["host"], ["join", "example.org"]):
+        assert parser.parse_args([*command, "--bot", "search", "--level", "hard"]).level == "hard"
+        assert parser.parse_args(command).level is None  # the bot's default level
