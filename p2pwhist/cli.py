@@ -570,6 +570,11 @@ def _resume(args: argparse.Namespace) -> int:
         if not games:
             raise ConfigError("there is no unfinished game to resume in $P2PWHIST_HOME/games")
         args.path = games[0]
+    if not args.path.is_file():
+        raise ConfigError(f"there is no file {args.path}")
+    if not secrets_path(args.path).is_file():
+        raise ConfigError(f"{args.path} is not an unfinished game: the secrets file beside it is gone "
+                          "(a game deletes it when it ends)")
     command = args.path.with_name(args.path.name + ".command")
     try:
         argv = json.loads(command.read_text())["argv"]

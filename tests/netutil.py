@@ -528,6 +528,7 @@ class Fault:
     delay: float = 0.0
     reset: bool = False
     choosing: bool = False
+    by_resume: bool = False  # restart with ``p2pwhist resume TRANSCRIPT``, not the same command
 
     def __post_init__(self) -> None:
         assert self.kind in ("kill", "cut"), self.kind
@@ -751,7 +752,8 @@ def play_with_fault(peers: Peers, players: int, hands: int, fault: Fault | None,
                     run.choosing = watcher.choosing()
                 time.sleep(fault.delay)
                 before, started = run.struck, time.monotonic()
-                current[fault.victim] = peers.start(names[fault.victim], *commands[fault.victim])
+                again = ["resume", str(transcripts[fault.victim])] if fault.by_resume else commands[fault.victim]
+                current[fault.victim] = peers.start(names[fault.victim], *again)
             else:
                 assert proxy is not None
                 connections = len(proxy.accepted)

@@ -30,3 +30,16 @@ def test_an_unreadable_record_is_a_one_line_usage_error(command, tmp_path):
 def test_bad_option_is_a_usage_error_without_traceback():
     out = run("play", "--players", "5")
     assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_resume_says_plainly_when_there_is_nothing_to_resume(tmp_path, monkeypatch):
+    monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path / "home"))
+    nothing = run("resume")
+    assert nothing.returncode == 2 and nothing.stderr == "p2pwhist: there is no unfinished game to resume in " \
+        "$P2PWHIST_HOME/games\n"
+    missing = run("resume", str(tmp_path / "gone.p2pw"))
+    assert missing.returncode == 2 and "there is no file" in missing.stderr and "Traceback" not in missing.stderr
+    over = tmp_path / "over.p2pw"
+    over.write_bytes(b"P2PWHST1")
+    finished = run("resume", str(over))
+    assert finished.returncode == 2 and "is not an unfinished game" in finished.stderr

@@ -45,6 +45,11 @@ def test_the_host_killed_mid_hand_comes_back_and_the_match_finishes(tmp_path: Pa
     finishes(tmp_path, 2, Fault(HOST, "kill", 60))
 
 
+def test_a_joiner_back_by_p2pwhist_resume_finishes_the_match(tmp_path: Path) -> None:
+    """`p2pwhist resume TRANSCRIPT` runs the command saved beside it again."""
+    finishes(tmp_path, 2, Fault(BOB, "kill", 30, by_resume=True))
+
+
 def test_one_of_two_joiners_killed_at_the_hands_end_comes_back_and_the_match_finishes(tmp_path: Path) -> None:
     finishes(tmp_path, 3, Fault(CAROL, "kill", 101))
 
