@@ -272,7 +272,7 @@ class Notice:
     def from_wire(cls, obj: Any) -> Notice:
         body = _map(_map(obj, {cls.LABEL}, "a NOTICE")[cls.LABEL], {"seat", "presence", "waited", "left"}, "a NOTICE")
         presence = body["presence"]
-        if presence not in {p.value for p in Presence}:
+        if type(presence) is not str or presence not in {p.value for p in Presence}:
             raise BodyError(f"a presence is gone, back or slow, not {describe(presence)}")
         return cls(_int(body["seat"], 0, MAX_SEATS - 1, "a seat"), Presence(presence),
                    _int(body["waited"], 0, 86400 * 2, "seconds waited"), _int(body["left"], 0, 86400 * 2, "seconds left"))

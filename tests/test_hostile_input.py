@@ -4,6 +4,7 @@ and every refusal is one line naming who sent it."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import secrets
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from netutil import FakeHost, FakePeer, Peers, play, seat_at
 
-from p2pwhist.bodies import BodyError, CardPlay, Hello, Kind, Player, Table, decode
+from p2pwhist.bodies import BodyError, CardPlay, Done, Hello, Kind, Notice, Player, Rejoin, Resumed, Table, Welcome, decode
 from p2pwhist.deck import PositionKey, PositionKeys
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
@@ -35,6 +36,7 @@ from p2pwhist.transcript import (
     TranscriptError,
     TranscriptWriter,
     read_transcript,
+    read_unfinished,
 )
 from p2pwhist.verify import verify
 from p2pwhist.wire import MAX_DEPTH, WireError, frame, pack, unpack
@@ -110,6 +112,24 @@ def test_a_hello_decodes_or_is_refused_with_a_body_error(value, deep):
 
 
 @settings(max_examples=300, deadline=None)
+@given(frame=st.sampled_from([Welcome, Rejoin, Resumed, Done, Notice]), value=values, field=st.integers(0, 5),
+       deep=st.integers(0, 1200))
+def test_every_frame_outside_the_log_decodes_or_is_refused_with_a_body_error(frame, value, field, deep):
+    """WELCOME, REJOIN, RESUMED, DONE and NOTICE (wire.md §2), as HELLO above: garbage, the
+    right label around garbage, and the right fields with one of them garbage."""
+    names = [f.name for f in dataclasses.fields(frame)]
+    honest = {name: 1 for name in names}
+    shaped = {**honest, names[field % len(names)]: value}
+    for candidate in (value, {frame.LABEL: value}, {frame.LABEL: shaped}):
+        try:
+            frame.from_wire(candidate)
+        except BodyError:
+            pass
+    with pytest.raises(WireError):
+        frame.from_wire(unpack(b"\x81" + msgpack.packb(frame.LABEL) + nested(deep + MAX_DEPTH)))
+
+
+@settings(max_examples=300, deadline=None)
 @given(seq=values, prev=st.one_of(st.just(GENESIS_PREV), values), seat=st.one_of(st.integers(0, 3), values),
        kind=st.one_of(st.sampled_from([k.value for k in Kind]), values), body=values)
 def test_any_signed_envelope_parses_or_raises_a_signature_error(seq, prev, seat, kind, body):
@@ -140,6 +160,10 @@ def test_a_garbage_transcript_raises_only_transcript_errors(tmp_path_factory, da
     path.write_bytes(MAGIC + data)
     try:
         verify(read_transcript(path))
+    except TranscriptError:
+        pass
+    try:  # as a game to resume: its whole messages, the rest cut off, or one line of refusal
+        read_unfinished(path)
     except TranscriptError:
         pass
 
