@@ -259,7 +259,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_PEER
         if isinstance(error, KeyboardInterrupt):
             print("\np2pwhist: interrupted", file=sys.stderr)
-            if args.command in ("host", "join", "resume") and unfinished_games():
+            path = getattr(args, "transcript", None) or getattr(args, "path", None)
+            if args.command in ("host", "join", "resume") and \
+                    (unfinished_games() or path is not None and secrets_path(path).exists()):
                 print("p2pwhist: to go back to the game, run the same command again, or p2pwhist resume, before "
                       "the others stop waiting (--wait, 5 minutes unless they chose otherwise)", file=sys.stderr)
             return 130
