@@ -588,10 +588,6 @@ class Unfinished:
     def table(self) -> Table:
         return self.start.body  # type: ignore[return-value]
 
-    @property
-    def game_id(self) -> bytes:
-        return hashlib.sha256(self.start.raw).digest()
-
 
 def unfinished(path: Path, key) -> Unfinished:
     """The unfinished game in ``path`` in which ``key`` holds a seat; ``ConfigError`` if it is
@@ -1419,18 +1415,21 @@ class _HostLine:
 
     async def meanwhile(self, choosing: Awaitable[object]) -> object:
         chosen: object = None
+        bad: list[BadFrame] = []  # raised here, not inside the nursery (which would wrap it in a group)
         async with trio.open_nursery() as nursery:
 
             async def listen() -> None:
                 while (connection := self.connection) is not None:
                     try:
                         payload = await connection.link.receive()
-                    except BadFrame:
-                        raise
+                        word = _host_word(payload)
+                    except BadFrame as error:
+                        bad.append(error)
+                        nursery.cancel_scope.cancel()
+                        return
                     except NetError as error:
                         self._lost(error)  # ``receive`` returns, once we have chosen
                         return
-                    word = _host_word(payload)
                     if word is None:
                         self._held.append(payload)
                         nursery.cancel_scope.cancel()
@@ -1440,6 +1439,8 @@ class _HostLine:
             nursery.start_soon(listen)
             chosen = await choosing
             nursery.cancel_scope.cancel()
+        if bad:
+            raise bad[0]
         return chosen
 
     async def receive(self, seat: int) -> tuple[bytes, int]:
