@@ -35,7 +35,15 @@ from p2pwhist.bots import DEFAULT_LEVEL, LEVELS, check_level, make_bot
 from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText, HandResult
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES, game_entry
-from p2pwhist.home import HomeError, KnownPeers, identity_fingerprint, load_identity, secrets_path, unfinished_games
+from p2pwhist.home import (
+    HomeError,
+    KnownPeers,
+    command_path,
+    identity_fingerprint,
+    load_identity,
+    secrets_path,
+    unfinished_games,
+)
 from p2pwhist.net import (
     DEFAULT_PORT,
     DEFAULT_TIMEOUT,
@@ -531,7 +539,7 @@ def _same_command(argv: list[str]) -> Path | None:
     goes on with that game."""
     for path in unfinished_games():
         try:
-            if json.loads(path.with_name(path.name + ".command").read_text()).get("argv") == argv:
+            if json.loads(command_path(path).read_text()).get("argv") == argv:
                 return path
         except (OSError, ValueError, AttributeError):
             continue
@@ -577,7 +585,7 @@ def _resume(args: argparse.Namespace) -> int:
     if not secrets_path(args.path).is_file():
         raise ConfigError(f"{args.path} is not an unfinished game: the secrets file beside it is gone "
                           "(a game deletes it when it ends)")
-    command = args.path.with_name(args.path.name + ".command")
+    command = command_path(args.path)
     try:
         argv = json.loads(command.read_text())["argv"]
         if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv) and argv[:1] in (["host"], ["join"])):

@@ -245,6 +245,12 @@ def secrets_path(transcript: Path) -> Path:
     return transcript.with_name(transcript.name + ".secrets")
 
 
+def command_path(transcript: Path) -> Path:
+    """Where the command that started a peer is kept beside its transcript, for ``p2pwhist
+    resume``, until the game ends."""
+    return transcript.with_name(transcript.name + ".command")
+
+
 def unfinished_games() -> list[Path]:
     """The transcripts under ``$P2PWHIST_HOME/games`` whose games may be resumed, newest
     first: those that still have their secrets file, which a game deletes once it is over."""

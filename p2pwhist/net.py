@@ -58,6 +58,7 @@ from p2pwhist.home import (
     ChangedKey,
     HomeError,
     KnownPeers,
+    command_path,
     create_private,
     new_transcript_path,
     reopen_private,
@@ -323,7 +324,7 @@ class _GameFiles:
         self.writer = writer
         self.raws = raws
         self.command = command
-        self.command_path = path.with_name(path.name + ".command")
+        self.command_path = command_path(path)
         if command is not None and not os.path.lexists(self.command_path):
             try:
                 with os.fdopen(create_private(self.command_path, "the command to resume with"), "w") as out:
@@ -641,7 +642,7 @@ def resume_game(options: PeerOptions, game: Unfinished) -> tuple[Session, _GameF
         reason = str(session.error)
     if session is None or session.error is not None:
         source.discard()
-        game.path.with_name(game.path.name + ".command").unlink(missing_ok=True)
+        command_path(game.path).unlink(missing_ok=True)
         raise ConfigError(f"{game.path} is a game that was stopped ({reason}): there is nothing to resume")
     writer = TranscriptWriter(game.path, reopen=True)
     return session, _GameFiles(game.path, source, writer, [m.raw for m in log], options.command)
@@ -946,10 +947,8 @@ class _Seats:
                 if connection is not None:
                     try:
                         await connection.link.send(frame_)
-                    except NetError:
-                        self.connections[seat] = None
-                        self.lost_at[seat] = trio.current_time()
-                        connection.released.set()
+                    except NetError as error:
+                        self._lost(seat, connection, error)  # its news goes out next time
 
     async def rejoin(self, link: Link, key: bytes, rejoin: Rejoin, nonce: bytes) -> _Connection:
         """Take a returning joiner back (wire.md §2), or refuse it (``ConfigError``): it must
