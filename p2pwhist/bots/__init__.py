@@ -44,6 +44,17 @@ class RandomBot:
 
 
 @dataclass(frozen=True, slots=True)
+class Weighed:
+    """One move a searching bot weighed for its last decision: ``mean`` is its mean score over
+    the ``deals`` sampled deals it was tried on, in the bot's own measure (``score_words`` of
+    the bot's class says what a score means, for a hint to a person)."""
+
+    move: Play
+    mean: float
+    deals: int
+
+
+@dataclass(frozen=True, slots=True)
 class Budget:
     """A searching bot's budget per move: ``playouts`` (deterministic), capped at ``seconds``
     of the clock passed in (the bot stops early, never late by more than one playout)."""
@@ -79,6 +90,8 @@ class Searching:
         self.clock = clock
         self.time_limit = time_limit
         self.last_samples = 0  # for measurement: deals sampled for the last decision
+        # The moves the last decision weighed, best first (empty when it had no choice).
+        self.last_weighed: tuple[Weighed, ...] = ()
 
     @classmethod
     def at_level(cls, rng: random.Random, level: str, clock: Callable[[], float] | None) -> Searching:
