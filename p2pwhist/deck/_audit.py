@@ -1,11 +1,12 @@
 """The end-of-hand audit: recompute everything from the revealed secrets (protocol/deck.md §8).
 
 Without shuffle proofs a cheat in a pass or a key is only sure to be caught here. Every seat
-reveals its secret; the audit checks each secret against its commitment, replays each pass on
-the published deck before it, compares every published key with the key the secret derives,
-and every claim with the card actually at that position. It walks the hand in protocol order
-and stops at the first deviation, naming its seat and step; for a clean hand it also returns
-the position → card map of the final deck, which the game layer needs for its own audit.
+reveals its secret; the audit checks each secret against its commitment, recomputes each pass
+(what replaying it on the published deck before it gives), compares every published key with
+the key the secret derives, and every claim with the card actually at that position. It walks
+the hand in protocol order and stops at the first deviation, naming its seat and step; for a
+clean hand it also returns the position → card map of the final deck, which the game layer
+needs for its own audit. A seat's audit leaves out what the seat checked itself during the hand.
 
 A missing message is the fault of the seat that owed it: a pass never sent (or rejected live),
 a secret never revealed. The audit reads only the record, so any third party can run it.
@@ -13,15 +14,15 @@ a secret never revealed. The audit reads only the record, so any third party can
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from p2pwhist.cards import Card
-from p2pwhist.deck._curve import CardEncodings, point
+from p2pwhist.deck._curve import CardEncodings, N, multiply, scalar
 from p2pwhist.deck._errors import LocalDeckError, Step
 from p2pwhist.deck._keys import SeatKeys, commitment
 from p2pwhist.deck._messages import Claim, PositionKeys
 from p2pwhist.deck._params import DeckParams
-from p2pwhist.deck._passes import lock_pass, shuffle_pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +76,19 @@ class AuditResult:
 
 
 def audit(params: DeckParams, record: DeckRecord, encodings: CardEncodings | None = None,
-          own: int | None = None) -> AuditResult:
+          own: int | None = None, known: Mapping[int, Card] | None = None) -> AuditResult:
     """Judge a hand's record; see the module docstring and protocol/deck.md §8.
 
     ``encodings`` saves hashing the cards to the curve again when the caller already holds
-    them for these parameters (``Deck.audit`` passes its own). ``own`` is the seat whose
-    passes the caller computed itself (``Deck.audit`` passes its seat; an observer, none):
-    they are what it sent, so they are not computed again."""
+    them for these parameters (``Deck.audit`` passes its own).
+
+    What the caller has already checked is not computed again (deck.md §8, "What an audit
+    may leave out"); the verdict is the same. ``own`` is the seat whose passes the caller computed
+    itself (``Deck.audit`` passes its seat; an observer, none): they are what it sent.
+    ``known`` is the card the caller found at each final position with every seat's key
+    (deck.md §7; ``Deck.known_cards``): where the keys published for that position are the
+    ones their secrets derive and the card is the one the secrets put there, the last pass
+    the caller did not compute is right at that position."""
     if len(record.commitments) != params.seats or len(record.secrets) != params.seats:
         raise LocalDeckError(
             f"a record for {params.seats} seats needs a commitment and a secret slot per seat"
@@ -90,41 +97,48 @@ def audit(params: DeckParams, record: DeckRecord, encodings: CardEncodings | Non
         if digest is None:
             return _found(seat, Step.COMMITMENT, None, "never committed to a secret")
 
-    keys: list[SeatKeys] = []
     if encodings is None or encodings.cards != params.cards:
         encodings = CardEncodings.of(params)
-    deck = encodings.points
-    stages = (
-        (Step.SHUFFLE_PASS, shuffle_pass, record.shuffle_passes),
-        (Step.LOCK_PASS, lock_pass, record.lock_passes),
-    )
-    for step, replay, published_passes in stages:
+    # Passes are recomputed from the encodings (deck.md §8, "What an audit may leave out"):
+    # output j of the passes so far is ±factors[j] · (the encoding of params.cards[source[j]]).
+    source = list(range(params.size))
+    factors = [1] * params.size
+    # The last pass the caller did not make, where the cards it found vouch for positions.
+    last_not_own = (Step.LOCK_PASS, params.seats - 2 if own == params.seats - 1 else params.seats - 1)
+    keys: list[SeatKeys] = []
+    stages = ((Step.SHUFFLE_PASS, record.shuffle_passes), (Step.LOCK_PASS, record.lock_passes))
+    for step, published_passes in stages:
         for seat in range(params.seats):
             if seat >= len(published_passes):
                 return _found(seat, step, None, "never sent its pass")
             if step is Step.SHUFFLE_PASS:
-                secret = record.secrets[seat]
-                if secret is None:
-                    return _found(seat, Step.SECRET, None, "never revealed its secret")
-                if commitment(params, seat, secret) != record.commitments[seat]:
-                    return _found(
-                        seat, Step.SECRET, None, "the revealed secret does not open its commitment"
-                    )
-                keys.append(SeatKeys(params, seat, secret))
-            published = published_passes[seat]
-            expected = published if seat == own else replay(deck, keys[seat])
-            if published != expected:
+                opened = _opened(params, record, seat)
+                if isinstance(opened, AuditResult):
+                    return opened
+                keys.append(opened)
+                # out[j] = d · in[permutation[j]] (§5.2)
+                permutation, deck_key = keys[seat].permutation, keys[seat].deck_key
+                source = [source[i] for i in permutation]
+                factors = [factors[i] * deck_key % N for i in permutation]
+            else:  # out[j] = (k_j · d⁻¹) · in[j]
+                inverse = pow(keys[seat].deck_key, -1, N)
+                factors = [f * k * inverse % N for f, k in zip(factors, keys[seat].position_keys)]
+            if seat == own:
+                continue
+            checked_live = (
+                _checked_live(params, record, keys, source, known, own)
+                if known and (step, seat) == last_not_own
+                else set()
+            )
+            position = _first_difference(
+                encodings, source, factors, published_passes[seat], checked_live  # type: ignore[arg-type]
+            )
+            if position is not None:
                 return _found(
-                    seat,
-                    step,
-                    _first_difference(expected, published),
-                    "does not follow from its committed secret and the deck before it",
+                    seat, step, position, "does not follow from its committed secret and the deck before it"
                 )
-            if step is Step.SHUFFLE_PASS or seat < params.seats - 1:
-                # Equal to what we computed, so every point is valid: point() cannot fail.
-                deck = [point(x) for x in published]
 
-    cards = _card_map(params, keys)
+    cards = tuple(params.cards[i] for i in source)
     for entry in record.published:
         deviation = _check_published(entry, keys[entry.seat], cards)
         if deviation is not None:
@@ -136,35 +150,65 @@ def _found(seat: int, step: Step, position: int | None, detail: str) -> AuditRes
     return AuditResult(Deviation(seat, step, position, detail), None)
 
 
-def _first_difference(expected: tuple[bytes, ...], published: tuple[bytes, ...]) -> int:
-    for position, (want, got) in enumerate(zip(expected, published)):
-        if want != got:
-            return position
-    return min(len(expected), len(published))
+def _opened(params: DeckParams, record: DeckRecord, seat: int) -> SeatKeys | AuditResult:
+    """The keys of ``seat``'s revealed secret, or why the audit stops there (§8 step 2)."""
+    secret = record.secrets[seat]
+    if secret is None:
+        return _found(seat, Step.SECRET, None, "never revealed its secret")
+    if commitment(params, seat, secret) != record.commitments[seat]:
+        return _found(seat, Step.SECRET, None, "the revealed secret does not open its commitment")
+    return SeatKeys(params, seat, secret)
 
 
-def _card_map(params: DeckParams, keys: list[SeatKeys]) -> tuple[Card, ...]:
-    """Follow each final position back through every seat's permutation to its card code.
+def _first_difference(encodings: CardEncodings, source: list[int], factors: list[int],
+                      published: tuple[bytes, ...], skip: set[int]) -> int | None:
+    """The first position where ``published`` is not x(factors[j] · encoding of source[j]),
+    or None: one multiplication per position but those in ``skip``, and one key object per
+    distinct factor (a shuffle pass has a single one, a lock pass one per position)."""
+    todo = [j for j in range(min(len(source), len(published))) if j not in skip]
+    key_objects = {factor: scalar(factor) for factor in {factors[j] for j in todo}}
+    for j in todo:
+        if multiply(key_objects[factors[j]], encodings.points[source[j]]) != published[j]:
+            return j
+    return None if len(published) == len(source) else min(len(source), len(published))
 
-    Lock passes keep positions, and shuffle pass output j takes input permutation[j].
-    """
-    cards = []
-    for position in range(params.size):
-        index = position
-        for seat_keys in reversed(keys):
-            index = seat_keys.permutation[index]
-        cards.append(params.cards[index])
-    return tuple(cards)
+
+def _checked_live(params: DeckParams, record: DeckRecord, keys: list[SeatKeys], source: list[int],
+                  known: Mapping[int, Card], own: int | None) -> set[int]:
+    """The positions of ``known`` at which the last pass ``own`` did not compute is right.
+
+    There the caller found the card with every seat's key (§7): the final point is ±(the
+    product of those keys)·(the card's encoding). If every seat but ``own`` published its key
+    there, each the key its secret derives (``own`` used its own), and the card is the one the
+    secrets put there, that is the point the passes give. Lock passes keep positions, and the
+    caller's own later lock pass only multiplies by a scalar, which x-only arithmetic undoes
+    (x(k·P) = x(k·Q) only if P = ±Q): so the last pass it did not compute is right there too."""
+    published_by: list[set[int]] = [set() for _ in range(params.size)]
+    wrong: set[int] = set()
+    for entry in record.published:
+        for position, key in _pairs(entry.message):
+            if position < params.size:
+                published_by[position].add(entry.seat)
+                if key != keys[entry.seat].position_keys[position]:
+                    wrong.add(position)
+    others = set(range(params.seats)) - {own}
+    return {
+        j for j, card in known.items()
+        if 0 <= j < params.size and j not in wrong and others <= published_by[j]
+        and card == params.cards[source[j]]
+    }
+
+
+def _pairs(message: PositionKeys | Claim) -> list[tuple[int, int]]:
+    """The (position, key) pairs a reveal message publishes."""
+    if isinstance(message, PositionKeys):
+        return [(k.position, k.key) for k in message.keys]
+    return [(message.position, message.key)]
 
 
 def _check_published(entry: Published, keys: SeatKeys, cards: tuple[Card, ...]) -> Deviation | None:
     message = entry.message
-    pairs = (
-        [(k.position, k.key) for k in message.keys]
-        if isinstance(message, PositionKeys)
-        else [(message.position, message.key)]
-    )
-    for position, key in pairs:
+    for position, key in _pairs(message):
         if position >= len(cards):
             return Deviation(
                 entry.seat, Step.POSITION_KEY, position, "published a key for no position"

@@ -165,8 +165,9 @@ class Deck:
         )
 
     def audit(self) -> AuditResult:
-        """``audit`` of this deck's record, reusing the card encodings this seat computed."""
-        return audit(self.params, self.record, self._encodings, own=self.seat)
+        """``audit`` of this deck's record, reusing the card encodings this seat computed and
+        leaving out what it checked itself: its own passes, and the cards it found."""
+        return audit(self.params, self.record, self._encodings, own=self.seat, known=self._cards)
 
     @cached_property
     def _encodings(self) -> CardEncodings:
