@@ -34,7 +34,7 @@ from p2pwhist.games.registry import game_from_wire
 from p2pwhist.identity import PUBLIC_KEY_SIZE, fingerprint
 from p2pwhist.wire import WireError, describe
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_SEATS = 6  # a seat number on the wire is 0..MAX_SEATS−1
 MAX_NAME = 32
 NONCE_SIZE = 32
@@ -58,7 +58,6 @@ class Kind(enum.Enum):
     KEYS = "keys"
     PLAY = "play"  # a move with the played card's key
     SECRET = "secret"  # end-of-hand reveal of a seat's hand secret
-    RESULT = "result"  # a seat's signature on a hand's result
     FINAL = "final"  # a seat's signature on the match result
     DISPUTE = "dispute"  # a seat found a bad reveal: every secret is called in, the audit judges
     ABORT = "abort"  # a seat stops the game and says why
@@ -324,7 +323,8 @@ class Table:
         body = _map(obj, {"version", "game", "length", "players", "nonce", "date"}, "a START")
         version = body["version"]
         if type(version) is not int or version != PROTOCOL_VERSION:
-            raise BodyError(f"protocol version {describe(version)} (this program speaks {PROTOCOL_VERSION})")
+            raise BodyError(f"this game speaks protocol version {describe(version)}; this p2pwhist speaks version "
+                            f"{PROTOCOL_VERSION} and cannot play, resume or verify it")
         game = _configured(lambda: game_from_wire(body["game"]))
         length = _configured(lambda: MatchLength.from_wire(body["length"]))
         players = body["players"]
@@ -409,28 +409,6 @@ class CardPlay:
 
 
 @dataclass(frozen=True, slots=True)
-class HandSigned:
-    """A seat's signature on a hand's result (``games.base.HandResult``): the game's per-seat
-    scores, the seats that lost it by a proven breach (in increasing order), and the points
-    each seat earns towards the match."""
-
-    KIND: ClassVar[Kind] = Kind.RESULT
-    scores: tuple[int, ...]
-    offenders: tuple[int, ...]
-    points: tuple[int, ...]
-
-    def to_wire(self) -> dict[str, Any]:
-        return {"scores": list(self.scores), "offenders": list(self.offenders), "points": list(self.points)}
-
-    @staticmethod
-    def from_wire(obj: Any) -> HandSigned:
-        body = _map(obj, {"scores", "offenders", "points"}, "a RESULT")
-        return HandSigned(_ints(body["scores"], 0, MAX_COUNT, "a score"),
-                          _ints(body["offenders"], 0, MAX_SEATS - 1, "an offender"),
-                          _ints(body["points"], 0, MAX_COUNT, "points"))
-
-
-@dataclass(frozen=True, slots=True)
 class MatchSigned:
     """A seat's signature on the match result: points per seat, and the winner, if any."""
 
@@ -512,7 +490,7 @@ def _deck_message(wire: Any, expected: type, what: str) -> Any:
 
 
 Body: TypeAlias = (Table | Accept | NextHand | Commitment | ShufflePass | LockPass | PositionKeys | CardPlay
-                   | SecretReveal | HandSigned | MatchSigned | Dispute | Abort | Forfeit)
+                   | SecretReveal | MatchSigned | Dispute | Abort | Forfeit)
 
 # Each kind's body type, and how its wire form is read. The deck's messages are the bodies of
 # the deck's kinds as they stand (deck.md §5).
@@ -526,7 +504,6 @@ _DECODERS: dict[Kind, Callable[[Any], Body]] = {
     Kind.KEYS: lambda wire: _deck_message(wire, PositionKeys, "a KEYS"),
     Kind.PLAY: CardPlay.from_wire,
     Kind.SECRET: lambda wire: _deck_message(wire, SecretReveal, "a SECRET"),
-    Kind.RESULT: HandSigned.from_wire,
     Kind.FINAL: MatchSigned.from_wire,
     Kind.DISPUTE: Dispute.from_wire,
     Kind.ABORT: Abort.from_wire,

@@ -405,7 +405,7 @@ async def _play(session: Session, options: PeerOptions, peers: Peers, files: _Ga
             _remember_if_started(session, options)
             if options.on_event:
                 options.on_event(session, message)
-            if message.kind in (Kind.RESULT, Kind.FORFEIT):
+            if message.kind in (Kind.HAND, Kind.FORFEIT):
                 files.writer.sync()  # at least once a hand: nothing agreed is lost in a crash
         if session.error is not None:
             raise session.error  # a verdict every peer reached (Convicted)
@@ -1204,7 +1204,8 @@ def _read_hello(payload: bytes) -> Player:
     except WireError as error:
         raise ConfigError(f"not a p2pwhist HELLO: {error}") from None
     if hello.version != PROTOCOL_VERSION:
-        raise ConfigError(f"protocol version {hello.version} is not this host's version {PROTOCOL_VERSION}")
+        raise ConfigError(f"you speak protocol version {hello.version}; this host speaks version {PROTOCOL_VERSION} "
+                          "(both sides need a p2pwhist of one protocol version)")
     return Player(hello.name, hello.key)
 
 
@@ -1690,9 +1691,13 @@ def _read_welcome(payload: bytes, link: Link) -> Welcome:
     """The host's answer to our HELLO: its identity, or a refusal (``NetError``)."""
     value = _reply(payload, link)
     try:
-        return Welcome.from_wire(value)
+        welcome = Welcome.from_wire(value)
     except WireError as error:
         raise NetError(f"{link.name} sent a bad WELCOME: {error}") from None
+    if welcome.version != PROTOCOL_VERSION:  # a host that does not refuse our HELLO's version itself
+        raise NetError(f"{link.name} speaks protocol version {welcome.version}; this p2pwhist speaks version "
+                       f"{PROTOCOL_VERSION} (both sides need a p2pwhist of one protocol version)")
+    return welcome
 
 
 def _read_start(payload: bytes, link: Link) -> SignedMessage:

@@ -6,11 +6,12 @@ Everything that decides which message is legal next lives here (``protocol/sessi
   message N−1, and is signed by its sender. Exactly one seat may send each message, fixed by
   the protocol's schedule below, so every honest peer expects the same sender and kind at
   every step; a message from anyone else is out of turn.
-- Schedule: START (host) · ACCEPT from each joiner · the cut (a shuffled pack; each seat is
-  shown one card) · then per hand: HAND (host: another hand, or the end) · COMMIT, SHUFFLE,
-  LOCK from each seat in order · rounds of KEYS whenever the rules let a seat see more cards ·
-  PLAY by the seat to act · SECRET from each seat · RESULT from each seat · and at the end
-  FINAL from each seat. ABORT may come from any seat at any time and ends the game.
+- Schedule (version 2): START (host) · ACCEPT from each joiner · the cut (a shuffled pack; each
+  seat is shown one card by the secrets) · then per hand: HAND (host: another hand, or the
+  end) · SHUFFLE, LOCK from each seat in order · PLAY by the seat to act, with KEYS only where
+  the next mover needs them (§4) · SECRET from each seat, each followed by the same seat's
+  COMMIT to the next hand's deck · and at the end FINAL from each seat. ABORT may come from
+  any seat at any time and ends the game.
 - Every received message is checked before it changes anything: chain, sender, kind,
   signature, then its body with the deck module (``p2pwhist.deck``) and the rules engine
   (``p2pwhist.games``). A failure is a ``RemoteError`` naming the seat at fault; after any
@@ -37,7 +38,6 @@ from p2pwhist.bodies import (
     CardPlay,
     Dispute,
     Forfeit,
-    HandSigned,
     MatchSigned,
     NextHand,
     Table,
@@ -187,7 +187,7 @@ class Session:
         new_secret: Callable[[], bytes] | None,
     ) -> None:
         """``new_secret`` gives each hand's deck secret: ``secrets.token_bytes(32)`` in play (OS
-        randomness, REFERENCE.md section 2), the saved secrets when resuming, fixed bytes in tests.
+        randomness, protocol/deck.md §10.6), the saved secrets when resuming, fixed bytes in tests.
         With ``seat``, ``key`` and ``new_secret`` None the session is an observer: see ``observe``."""
         if start.seq != 0 or start.kind is not Kind.START or start.seat != HOST or start.prev != GENESIS_PREV:
             raise RemoteError(HOST, "the first message must be the host's START", start.seq)
@@ -462,7 +462,7 @@ class Session:
         if not self._begun or turn is None:
             return "a forfeit comes only after every seat has accepted and before the match ends"
         if self.outcome is not None:
-            return "every hand's result is signed: the match's result is settled, whoever stays"
+            return "the match is over: its result follows from the log, whoever signs FINAL"
         if notice.seat == message.seat:
             return "a seat does not declare its own forfeit: it leaves with ABORT"
         if notice.seat >= self.players or notice.seat not in (turn.seat, HOST):
@@ -519,16 +519,21 @@ class Session:
         for seat in range(1, n):
             yield _Turn(seat, Kind.ACCEPT, make=lambda _: Accept())
         self._begun = True
-        cut_deck = yield from self._shuffle(CUT_HAND, self.game.deck())
-        yield from self._keys_round(cut_deck, lambda seat: set(range(n)), lambda revealed: None)
-        yield from self._open(cut_deck)  # the cut's deck is audited like any other
-        deviation = cut_deck.audit().deviation
-        if deviation is not None:
-            raise Convicted(deviation.seat, f"cheated in the cut: {deviation}")
-        cut = [cut_deck.known_card(p) for p in range(n)]
-        self.match = match = Match.after_cut(self.game, self.table.length, cut)  # type: ignore[arg-type]
+        cut_deck = self._new_deck(CUT_HAND)
+        for seat in range(n):
+            yield from self._deck_step(cut_deck, _Turn(seat, Kind.COMMIT, make=lambda _: cut_deck.commit()))
+        yield from self._passes(cut_deck)
+        # No keys: every cut card is shown to everyone, so the secrets, which the audit needs
+        # anyway, reveal the cut (session.md §2). Each seat commits to hand 1's deck with it.
+        deck = self._new_deck(1)
+        yield from self._open(cut_deck, deck)
+        verdict = cut_deck.audit()
+        if verdict.deviation is not None:
+            raise Convicted(verdict.deviation.seat, f"cheated in the cut: {verdict.deviation}")
+        assert verdict.cards is not None  # every pass checked out (deck.md §8)
+        self.match = match = Match.after_cut(self.game, self.table.length, verdict.cards[:n])
         while (yield from self._another_hand(match)):
-            yield from self._hand(match)
+            deck = yield from self._hand(match, deck)
         self.outcome = Outcome(tuple(match.results), match.points, match.winner)
         summary = MatchSigned(match.points, match.winner)
         for seat in range(n):
@@ -555,23 +560,26 @@ class Session:
             raise self._remote(message, "decided the match length against the agreed configuration")
         return more
 
-    def _shuffle(self, number: int, cards) -> Generator[_Turn, SignedMessage, Deck]:
-        """Commitments, shuffle passes and lock passes, each seat in order. Starts a new
-        record of which keys each seat has published."""
-        self._published = [set() for _ in range(self.players)]
-        params = DeckParams(self.game_id, number, tuple(cards), self.players)
+    def _new_deck(self, number: int) -> Deck:
+        """Deck ``number`` (0 the cut, then each hand's), with our fresh secret: drawn here, at
+        the same place of the schedule on every run, so a rebuilt session (``resume``) asks
+        the secret source for the saved secrets in the order they were first drawn."""
+        params = DeckParams(self.game_id, number, tuple(self.game.deck()), self.players)
         if self._new_secret is None:
-            deck = Deck.observer(params)
-        else:
-            secret = self._new_secret()
-            if not isinstance(secret, bytes) or len(secret) != SECRET_SIZE:
-                raise LocalError("the secret source must give 32 bytes of OS randomness")
-            deck = Deck(params, self.seat, secret)
-        for kind, make in ((Kind.COMMIT, Deck.commit), (Kind.SHUFFLE, Deck.shuffle_pass), (Kind.LOCK, Deck.lock_pass)):
+            return Deck.observer(params)
+        secret = self._new_secret()
+        if not isinstance(secret, bytes) or len(secret) != SECRET_SIZE:
+            raise LocalError("the secret source must give 32 bytes of OS randomness")
+        return Deck(params, self.seat, secret)
+
+    def _passes(self, deck: Deck) -> Script:
+        """Shuffle passes, then lock passes, each seat in order (every seat has committed).
+        Starts a new record of which keys each seat has published."""
+        self._published = [set() for _ in range(self.players)]
+        for kind, make in ((Kind.SHUFFLE, Deck.shuffle_pass), (Kind.LOCK, Deck.lock_pass)):
             for seat in range(self.players):
                 yield from self._deck_step(deck, _Turn(seat, kind, make=lambda _, m=make: m(deck)))
         self._open_deck = deck
-        return deck
 
     def _deck_step(
         self, deck: Deck, turn: _Turn, positions: set[int] | None = None
@@ -597,27 +605,53 @@ class Session:
         if self._anomaly is None and self.seat is not None:
             self._anomaly = error
 
-    def _keys_round(self, deck: Deck, visible: Callable[[int], set[int]], learn: Callable[[Revealed], None]) -> Script:
-        """Each seat in order publishes its keys for every position that some other seat may
-        now see and it has not yet published: a reveal to one seat, or to all."""
-        seen_by = [visible(seat) for seat in range(self.players)]  # unchanged by the round
-        revealed: list[Revealed] = []
-        for seat in range(self.players):
+    def _keys(self, deck: Deck, hand: HandState, learn: Callable[[Revealed], None]) -> Script:
+        """After a message that can let seats see more (the deal's last LOCK, a PLAY), the keys
+        the next mover needs (session.md §4.1): its sender publishes everything it owes at
+        once (it sends on without waiting); then each other seat that owes a key for a
+        position the mover may see, in seat order; then the mover, right before its move.
+        Each publishes everything it owes; the rest wait until a mover needs them. Once the
+        hand is over nobody moves: the SECRETs reveal every card."""
+        if hand.is_over:
+            return
+        seen_by = [hand.visible_to(seat) for seat in range(self.players)]  # unchanged by keys
+        sender, mover = self.log[-1].seat, hand.current_seat
+        others = [seat for seat in range(self.players) if seat not in (sender, mover)]
+        yield from self._publish(deck, seen_by, [sender], learn)
+        yield from self._publish(deck, seen_by, others, learn, needed=seen_by[mover])
+        yield from self._publish(deck, seen_by, [mover], learn)
+
+    def _reveal_blind(self, deck: Deck, hand: HandState, position: int, learn: Callable[[Revealed], None]) -> Script:
+        """A closed box card played blind is shown to all before the move is applied: every
+        seat in order, from seat 0, publishes everything it owes, that card included."""
+        seen_by = [hand.visible_to(seat) | {position} for seat in range(self.players)]
+        yield from self._publish(deck, seen_by, range(self.players), learn)
+
+    def _publish(self, deck: Deck, seen_by: list[frozenset[int]], seats, learn: Callable[[Revealed], None],
+                 needed: frozenset[int] | None = None) -> Script:
+        """Each of ``seats`` in turn that owes keys (for a position in ``needed``, if given)
+        sends one KEYS with every key it owes: its key for each position that some other seat
+        may see (``seen_by``) and for which it has not yet published one."""
+        for seat in seats:
             owed = set().union(*(seen_by[:seat] + seen_by[seat + 1 :])) - self._published[seat]
-            if not owed:
+            if not owed or needed is not None and not owed & needed:
                 continue
             make = lambda _, o=owed: deck.keys_for(sorted(o))  # noqa: E731
-            revealed += yield from self._deck_step(deck, _Turn(seat, Kind.KEYS, make=make), owed)
+            for item in (yield from self._deck_step(deck, _Turn(seat, Kind.KEYS, make=make), owed)):
+                learn(item)
             self._published[seat] |= owed
-        for item in revealed:
-            learn(item)
 
-    def _open(self, deck: Deck) -> Generator[_Turn, SignedMessage, None]:
-        """Every seat reveals its secret, in order."""
+    def _open(self, deck: Deck, then: Deck | None = None) -> Script:
+        """Every seat reveals its secret, from the sender of the last message on, in seat order
+        (it sends on without waiting); with ``then``, each commits to the next deck right
+        after its SECRET, long before that deck's first pass (session.md §2, §8)."""
         self._open_deck = None
         self._anomaly = None  # the audit that follows judges everything
-        for seat in range(self.players):
+        first = self.log[-1].seat
+        for seat in [(first + i) % self.players for i in range(self.players)]:
             yield from self._deck_step(deck, _Turn(seat, Kind.SECRET, make=lambda _: deck.reveal_secret()))
+            if then is not None:
+                yield from self._deck_step(then, _Turn(seat, Kind.COMMIT, make=lambda _: then.commit()))
 
     def _dispute(self, deck: Deck, accused: int, position: int) -> Script:
         """Every secret, then the audit's verdict, which ends the game (session.md §5)."""
@@ -627,14 +661,16 @@ class Session:
             raise Convicted(deviation.seat, f"cheated in the deal ({deviation}); found at position {position}")
         raise Convicted(accused, f"disputed position {position}, which the audit found dealt correctly")
 
-    def _hand(self, match: Match) -> Script:
+    def _hand(self, match: Match, deck: Deck) -> Generator[_Turn, SignedMessage, Deck]:
+        """One hand on ``deck``, committed to already; returns the next hand's deck, to which
+        every seat commits during this hand's SECRETs."""
         number = len(match.hands) + 1
-        self.deck = deck = yield from self._shuffle(number, self.game.deck())
+        yield from self._passes(deck)
+        self.deck = deck
         self.hand = hand = match.start_hand(honour=HonourPolicy.RECORD)
         learn = lambda r: hand.learn(r.position, r.card)  # noqa: E731
-        visible = lambda seat, extra=frozenset(): set(hand.visible_to(seat)) | extra  # noqa: E731
         moves: list[Play] = []
-        yield from self._keys_round(deck, visible, learn)
+        yield from self._keys(deck, hand, learn)
         while not hand.is_over:
             seat = hand.current_seat
             message = yield _Turn(seat, Kind.PLAY, Need.MOVE, lambda move: self._make_play(deck, hand, move))
@@ -642,7 +678,7 @@ class Session:
             try:
                 hand.check(move)  # before a blind card is revealed: its legality needs no card
                 if blind:
-                    yield from self._keys_round(deck, lambda s, p=move.position: visible(s, {p}), learn)
+                    yield from self._reveal_blind(deck, hand, move.position, learn)
                     if deck.known_card(move.position) is None:
                         # Revealed to all, and it decrypts to no card for all: open at once.
                         yield from self._dispute(deck, message.seat, move.position)
@@ -650,15 +686,11 @@ class Session:
             except IllegalMove as illegal:
                 raise self._remote(message, illegal.rule) from None
             moves.append(move)
-            yield from self._keys_round(deck, visible, learn)
-        yield from self._open(deck)
-        result = self._judge(deck, match, hand, moves)
-        body = HandSigned(tuple(result.scores), tuple(sorted(result.offenders)), tuple(result.points))
-        for seat in range(self.players):
-            message = yield _Turn(seat, Kind.RESULT, make=lambda _: body)
-            if message.body != body:
-                raise self._remote(message, f"signs a different hand result: {_summary(message.body)}")
-        match.record(result)
+            yield from self._keys(deck, hand, learn)
+        following = self._new_deck(number + 1)
+        yield from self._open(deck, following)
+        match.record(self._judge(deck, match, hand, moves))
+        return following
 
     def _make_play(self, deck: Deck, hand: HandState, move: Any) -> CardPlay:
         if not isinstance(move, Play):
@@ -712,8 +744,6 @@ class Session:
         return full.result()
 
 
-def _summary(body: HandSigned | MatchSigned) -> str:
-    """A signed result in words, from its checked fields (no repr of a peer's value)."""
-    if isinstance(body, HandSigned):
-        return f"scores {'-'.join(map(str, body.scores))}, points {'-'.join(map(str, body.points))}"
+def _summary(body: MatchSigned) -> str:
+    """A signed match result in words, from its checked fields (no repr of a peer's value)."""
     return f"points {'-'.join(map(str, body.points))}, winner {'none' if body.winner is None else f'seat {body.winner}'}"

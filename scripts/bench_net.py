@@ -2,8 +2,9 @@
 
 ``hand_s``: the host runs in this process (``p2pwhist.net.host`` with a random bot) and every
 joiner is a separate ``python -m p2pwhist join --bot random`` process, all on loopback TCP.
-A hand's time runs from the host's HAND message to the hand's last RESULT, as the host sees
-them (the cut and the match's start are not part of a hand); the figure is the median hand.
+A hand's time runs from the host's HAND message to the hand's last message before the next
+HAND (its last SECRET and COMMIT), as the host sees them (the cut and the match's start are
+not part of a hand); the figure is the median hand.
 
 ``bound_s``: what the same hand cannot go faster than, measured in this same run:
 - the elliptic-curve work on the critical path: the same protocol is replayed with every
@@ -12,7 +13,8 @@ them (the cut and the match's start are not part of a hand); the figure is the m
   sender of each message plus the busiest of its receivers (they work in parallel), each
   count times its measured unit cost;
 - one Ed25519 signature and one verification per message;
-- one loopback round trip per message: every message waits for the one before it.
+- half a loopback round trip per leg (below): a message waits for the one before it only when
+  another seat sent that one.
 
 ``box_hand_s``: the same measurement for Bradley's Box with 4 players (the seed's table): the
 median wall time of one game of Box (one deal, one hand) between processes.
@@ -26,13 +28,14 @@ relays. So each message, in log order, adds the legs from the previous message's
 own: 0 if the same seat sent both (it sends on without waiting), 1 between the host and a
 joiner (either way), 2 from one joiner to another (joiner→host→joiner). A hand is its HAND
 message up to the message before the next HAND, so its first leg is the one from the previous
-hand's last RESULT into its HAND; per hand the legs therefore tile the match, and a hand's
-wall time (as measured below) spans exactly its legs. With 2 players hops is the number of
-changes of sender. Each run's games differ (the seats' keys, so the game id and the deal, are
-new each time), and a hand's legs vary with who wins which trick (a 2-player hand between 64
-and 78): the mean of 20 hands moves by about ±1 from run to run. Printed beside it: the legs by
-the kind of the message that adds them, the joiner→joiner transitions (2 legs each), and the
-legs a hand would need if its KEYS messages cost nothing (removed from the log).
+hand's last message into its HAND; per hand the legs therefore tile the match, and a hand's
+wall time (as measured below) spans all its legs but that first one. With 2 players hops is
+the number of changes of sender. Each run's games differ (the seats' keys, so the game id and
+the deal, are new each time), and a hand's legs vary with who wins which trick (a 2-player
+hand between about 51 and 63): the mean of 20 hands moves by about ±1 from run to run.
+Printed beside it: the legs by the kind of the message that adds them, the joiner→joiner
+transitions (2 legs each), and the legs a hand would need if its KEYS messages cost nothing
+(removed from the log).
 
 ``wan_hand_s``, keyed 2 and 3: ``hand_s`` again (host in this process, joiner processes with
 ``--bot random``, the same start and end of a hand, median over every hand of --wan-runs
@@ -48,10 +51,17 @@ latency alone accounts for.
 ``verify(read_transcript(path))``) the transcript of a --verify-hands-hand (default 50)
 2-player Box Whist match between random bots, made as ``scripts/bench_verify.py`` makes one.
 
+``--baseline DIR`` measures another version too, in the same run: DIR holds a copy of another
+p2pwhist (say the last commit's, ``git archive HEAD | tar -x -C DIR``), whose own
+``scripts/bench_net.py`` runs in a subprocess with DIR first on the path (so its joiner
+processes are that version too) and the same options, one part at a time, each just before
+the same part here: a shared machine's drift then touches both alike. Its lines are printed
+with a ``baseline |`` prefix, its figures as its own script defines them.
+
 The last line is one JSON object: {"hand_s": {"2": …, "3": …}, "bound_s": {…}, "ratio": {…},
 "box_hand_s": …, "hops": {"2": …, "3": …, "4": …}, "wan_hand_s": {"2": …, "3": …},
-"verify_s": …}; --skip leaves a part's keys out.
-The machine may be shared: compare figures of one run, not across runs.
+"verify_s": …}, with the same for the baseline under "baseline"; --skip leaves a part's keys
+out. The machine may be shared: compare figures of one run, not across runs.
 """
 
 from __future__ import annotations
@@ -98,11 +108,10 @@ async def networked_hands(game: Game, hands: int, delay: float = 0.0) -> tuple[l
     """Seconds per hand, seen by a host in this process playing joiner processes, and the
     host's log; with ``delay``, the joiners reach the host through a proxy with that latency."""
     players = game.players
-    marks: list[tuple[str, float]] = []
+    marks: list[tuple[Kind, float]] = []
 
     def on_event(session: Session, message: SignedMessage) -> None:
-        if message.kind in (Kind.HAND, Kind.RESULT):
-            marks.append((message.kind.value, trio.current_time()))
+        marks.append((message.kind, trio.current_time()))
 
     rng = random.Random(1)
     with tempfile.TemporaryDirectory() as home:
@@ -130,13 +139,8 @@ async def networked_hands(game: Game, hands: int, delay: float = 0.0) -> tuple[l
                         joiners.start_soon(lambda c=command, e=env: trio.run_process(c, stdout=subprocess.DEVNULL, env=e))
                 await hosted.wait()
         log = list(read_transcript(records[0].transcript))
-    ends: dict[float, float] = {}  # a hand's start → its last RESULT so far
-    for kind, at in marks:
-        if kind == "hand":
-            started = at
-        else:
-            ends[started] = at
-    return [end - start for start, end in ends.items()], log
+    starts = [i for i, (kind, _) in enumerate(marks) if kind is Kind.HAND]  # the last one ends the match
+    return [marks[b - 1][1] - marks[a][1] for a, b in itertools.pairwise(starts)], log
 
 
 # -- sequential legs -------------------------------------------------------------------------
@@ -306,12 +310,14 @@ class Counting:
         return taken
 
 
-def critical_path(players: int, hands: int) -> tuple[Counter[str], float]:
-    """EC primitives on the critical path of an average hand, and its messages."""
+def critical_path(players: int, hands: int) -> tuple[Counter[str], float, float]:
+    """EC primitives on the critical path of an average hand, its messages and its legs."""
     sessions = open_table(BoxWhist(players), MatchLength(hands=hands), random.Random(2))
     bots = [RandomBot(random.Random(seat)) for seat in range(players)]
     total: Counter[str] = Counter()
     messages = 0
+    path_legs = 0
+    previous = HOST
     in_hand = False
     with Counting() as counting:
         while not all(s.need is Need.DONE for s in sessions):
@@ -331,7 +337,9 @@ def critical_path(players: int, hands: int) -> tuple[Counter[str], float]:
             if in_hand:
                 total += path + busiest
                 messages += 1
-    return Counter({k: v / hands for k, v in total.items()}), messages / hands
+                path_legs += legs(previous, actor.seat)
+            previous = actor.seat
+    return Counter({k: v / hands for k, v in total.items()}), messages / hands, path_legs / hands
 
 
 UNIT: dict[str, float] = {}
@@ -407,46 +415,83 @@ def main() -> None:
     parser.add_argument("--verify-runs", type=int, default=3, help="times it is verified (default 3)")
     parser.add_argument("--skip", action="append", choices=PARTS, default=[],
                         help="leave out a part: hand (hand_s, bound_s, ratio, box_hand_s), hops, wan, verify")
+    parser.add_argument("--baseline", type=Path, metavar="DIR",
+                        help="also measure the p2pwhist copied in DIR, part by part, in this run")
     parser.add_argument("--proxy", type=int, metavar="PORT", help=argparse.SUPPRESS)  # run as the delaying proxy
     args = parser.parse_args()
     if args.proxy is not None:
         trio.run(serve_proxy, args.proxy, args.delay)
         return
+    measure = {"hand": lambda: loopback_figures(args.hands), "hops": lambda: hop_figures(args.hop_hands),
+               "wan": lambda: wan_figures(args.wan_hands, args.wan_runs, args.delay),
+               "verify": lambda: verify_figures(args.verify_hands, args.verify_runs)}
+    options = [f"--{name.replace('_', '-')}={getattr(args, name)}"
+               for name in ("hands", "hop_hands", "wan_hands", "wan_runs", "delay", "verify_hands", "verify_runs")]
     result: dict[str, dict[str, float] | float] = {}
-    if "hand" not in args.skip:
-        result.update(loopback_figures(args.hands))
-    if "hops" not in args.skip:
-        result["hops"] = {}
-        for players in (2, 3, 4):
-            mean, by_kind, keyless, relayed = hops(players, args.hop_hands)
-            print(f"{players} players: {mean:.1f} legs a hand (mean of {args.hop_hands}; {relayed:.1f} relayed "
-                  f"joiner→joiner); by kind {', '.join(f'{k} {v:.1f}' for k, v in by_kind.most_common())}; "
-                  f"{keyless:.1f} if KEYS cost nothing")
-            result["hops"][str(players)] = round(mean, 1)
-    if "wan" not in args.skip:
-        trip = trio.run(proxy_round_trip, args.delay)
-        print(f"proxy: {args.delay * 1e3:.0f} ms each way, round trip measured {trip * 1e3:.1f} ms")
-        result["wan_hand_s"] = {}
-        for players in (2, 3):
-            times, latency = [], []
-            for _ in range(args.wan_runs):
-                hands, log = trio.run(networked_hands, BoxWhist(players), args.wan_hands, args.delay)
-                times += hands
-                latency += [sum(h.values()) * args.delay for h in hand_legs(log)]
-            hand = statistics.median(times)
-            print(f"{players} players through the proxy: hands {', '.join(f'{t:.2f}' for t in times)} s; "
-                  f"median {hand:.3f} s; legs × delay {', '.join(f'{t:.2f}' for t in latency)} s")
-            result["wan_hand_s"][str(players)] = round(hand, 3)
-    if "verify" not in args.skip:
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "verify.p2pw"
-            log = write_match(path, 2, args.verify_hands, seed=2)
-            times = time_verify(path, args.verify_hands, args.verify_runs)
-        verify_s = statistics.median(times)
-        print(f"verify, 2 players, {args.verify_hands} hands ({len(log)} messages): "
-              f"{', '.join(f'{t:.2f}' for t in times)} s; median {verify_s:.3f} s")
-        result["verify_s"] = round(verify_s, 3)
+    baseline: dict[str, dict[str, float] | float] = {}
+    for part in PARTS:
+        if part not in args.skip:
+            if args.baseline:
+                baseline.update(baseline_figures(args.baseline, part, options))
+            result.update(measure[part]())
+    if args.baseline:
+        result["baseline"] = baseline  # type: ignore[assignment]
     print(json.dumps(result))
+
+
+def baseline_figures(folder: Path, part: str, options: list[str]) -> dict[str, dict[str, float] | float]:
+    """One part measured by the copy of p2pwhist in ``folder``, with its own script: its lines
+    printed with a prefix, its figures from its last line."""
+    command = [sys.executable, str(folder / "scripts" / "bench_net.py"), *options,
+               *(f"--skip={other}" for other in PARTS if other != part)]
+    # Its p2pwhist before any other, in its joiners too (``python -m`` puts the working folder first).
+    env = {**os.environ, "PYTHONPATH": str(folder.resolve())}
+    lines = subprocess.run(command, env=env, cwd=folder, capture_output=True, text=True, check=True).stdout.splitlines()
+    for line in lines[:-1]:
+        print(f"baseline | {line}", flush=True)
+    return json.loads(lines[-1])
+
+
+def hop_figures(hop_hands: int) -> dict[str, dict[str, float]]:
+    """hops, with the legs by kind printed."""
+    figures = {}
+    for players in (2, 3, 4):
+        mean, by_kind, keyless, relayed = hops(players, hop_hands)
+        print(f"{players} players: {mean:.1f} legs a hand (mean of {hop_hands}; {relayed:.1f} relayed "
+              f"joiner→joiner); by kind {', '.join(f'{k} {v:.1f}' for k, v in by_kind.most_common())}; "
+              f"{keyless:.1f} if KEYS cost nothing", flush=True)
+        figures[str(players)] = round(mean, 1)
+    return {"hops": figures}
+
+
+def wan_figures(hands_per_match: int, runs: int, delay: float) -> dict[str, dict[str, float]]:
+    """wan_hand_s, with every hand's time and the part of it that latency accounts for."""
+    trip = trio.run(proxy_round_trip, delay)
+    print(f"proxy: {delay * 1e3:.0f} ms each way, round trip measured {trip * 1e3:.1f} ms")
+    figures = {}
+    for players in (2, 3):
+        times, latency = [], []
+        for _ in range(runs):
+            hands, log = trio.run(networked_hands, BoxWhist(players), hands_per_match, delay)
+            times += hands
+            latency += [sum(h.values()) * delay for h in hand_legs(log)]
+        hand = statistics.median(times)
+        print(f"{players} players through the proxy: hands {', '.join(f'{t:.2f}' for t in times)} s; "
+              f"median {hand:.3f} s; legs × delay {', '.join(f'{t:.2f}' for t in latency)} s", flush=True)
+        figures[str(players)] = round(hand, 3)
+    return {"wan_hand_s": figures}
+
+
+def verify_figures(hands: int, runs: int) -> dict[str, float]:
+    """verify_s."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "verify.p2pw"
+        log = write_match(path, 2, hands, seed=2)
+        times = time_verify(path, hands, runs)
+    verify_s = statistics.median(times)
+    print(f"verify, 2 players, {hands} hands ({len(log)} messages): "
+          f"{', '.join(f'{t:.2f}' for t in times)} s; median {verify_s:.3f} s", flush=True)
+    return {"verify_s": round(verify_s, 3)}
 
 
 def loopback_figures(hands_per_match: int) -> dict[str, dict[str, float] | float]:
@@ -457,14 +502,15 @@ def loopback_figures(hands_per_match: int) -> dict[str, dict[str, float] | float
     result: dict[str, dict[str, float] | float] = {"hand_s": {}, "bound_s": {}, "ratio": {}}
     for players in (2, 3):
         hands, _ = trio.run(networked_hands, BoxWhist(players), hands_per_match)
-        counts, messages = critical_path(players, hands_per_match)
+        counts, messages, path_legs = critical_path(players, hands_per_match)
         ec = weight(counts)
         signing = messages * (UNIT["sign"] + UNIT["verify"])
-        bound = ec + signing + messages * rtt
+        bound = ec + signing + path_legs * rtt / 2
         hand = statistics.median(hands)
         print(f"{players} players: hands {', '.join(f'{h:.3f}' for h in hands)} s; median {hand:.3f} s")
         print(f"    bound {bound:.3f} s = EC {ec:.3f} ({', '.join(f'{k} {v:.0f}' for k, v in sorted(counts.items()))})"
-              f" + signatures {signing:.3f} + {messages:.0f} messages × round trip {messages * rtt:.3f}")
+              f" + signatures {signing:.3f} ({messages:.0f} messages) + {path_legs:.0f} legs × half a round trip "
+              f"{path_legs * rtt / 2:.3f}")
         result["hand_s"][str(players)] = round(hand, 4)
         result["bound_s"][str(players)] = round(bound, 4)
         result["ratio"][str(players)] = round(hand / bound, 2)

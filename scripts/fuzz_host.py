@@ -71,7 +71,7 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pwhist.bodies import READY
+from p2pwhist.bodies import PROTOCOL_VERSION, READY
 from p2pwhist.bots import RandomBot
 from p2pwhist.session import Need, Session
 from p2pwhist.signed import SignedMessage, parse, public_bytes, sign
@@ -97,7 +97,7 @@ RECENT = 6  # frames kept per host, saved with a crash
 P256_P = 0xFFFFFFFF00000001000000000000000000000000FFFFFFFFFFFFFFFFFFFFFFFF
 P256_N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 P256_B = 0x5AC635D8AA3A93E7B3EBBD55769886BC651D06B0CC53B0F63BCE3C3E27D2604B
-KINDS = ("start", "accept", "hand", "commit", "shuffle", "lock", "keys", "play", "secret", "result", "final",
+KINDS = ("start", "accept", "hand", "commit", "shuffle", "lock", "keys", "play", "secret", "final",
          "dispute", "abort")
 
 PRELOGIN_WEIGHTS = {
@@ -106,7 +106,7 @@ PRELOGIN_WEIGHTS = {
 }
 # Which of our messages a game mutates: its kind, then which occurrence of that kind.
 TARGET_WEIGHTS = {"accept": 2, "commit": 1, "shuffle": 2, "lock": 2, "keys": 3, "play": 4, "secret": 1,
-                  "result": 1, "final": 1}
+                  "final": 1}
 
 
 # -- msgpack with verbatim pieces ------------------------------------------------------------
@@ -441,7 +441,7 @@ def resign(key: Ed25519PrivateKey, fields: list[Any]) -> bytes:
 # -- pre-login frames ------------------------------------------------------------------------
 
 
-def hello_value(name: Any, key: Any, version: Any = 1) -> dict:
+def hello_value(name: Any, key: Any, version: Any = PROTOCOL_VERSION) -> dict:
     return {"hello": {"version": version, "name": name, "key": key}}
 
 
@@ -459,7 +459,7 @@ def valid_hello(value: Any) -> bool:
     if set(body) != {"version", "name", "key"}:
         return False
     version, name, key = body["version"], body["name"], body["key"]
-    return (type(version) is int and version == 1 and type(name) is str and 1 <= len(name) <= 32
+    return (type(version) is int and version == PROTOCOL_VERSION and type(name) is str and 1 <= len(name) <= 32
             and name.isprintable() and name == name.strip() and name != "host"
             and type(key) is bytes and len(key) == 32)
 
@@ -570,10 +570,10 @@ class Generator:
         elif where == "hello":
             payload = enc({"hello": value})
         elif where == "extra":
-            body = {"version": 1, "name": random_name(rng), "key": key, "x": value}
+            body = {"version": PROTOCOL_VERSION, "name": random_name(rng), "key": key, "x": value}
             payload = enc({"hello": body})
         else:
-            body = {"version": 1, "name": random_name(rng), "key": key}
+            body = {"version": PROTOCOL_VERSION, "name": random_name(rng), "key": key}
             body[where] = value
             payload = enc({"hello": body})
         if len(payload) > MAX_FRAME:
@@ -590,20 +590,20 @@ class Generator:
             "int": 1, "neg": -1, "uint_max": 2**64 - 1, "float": 1.5, "true": True, "nil": None, "str": "hello",
             "bin": b"hello", "list": [], "list_hello": ["hello"], "map": {}, "hello_nil": {"hello": None},
             "hello_list": {"hello": [1, "x", key]}, "hello_str": {"hello": "x"}, "refuse": {"refuse": "x"},
-            "hello_extra_outer": {"hello": {"version": 1, "name": random_name(rng), "key": key}, "x": 1},
-            "hello_bin_key": {b"hello": {"version": 1, "name": random_name(rng), "key": key}},
-            "hello_upper": {"HELLO": {"version": 1, "name": random_name(rng), "key": key}},
+            "hello_extra_outer": {"hello": {"version": PROTOCOL_VERSION, "name": random_name(rng), "key": key}, "x": 1},
+            "hello_bin_key": {b"hello": {"version": PROTOCOL_VERSION, "name": random_name(rng), "key": key}},
+            "hello_upper": {"HELLO": {"version": PROTOCOL_VERSION, "name": random_name(rng), "key": key}},
             "hello_intkeys": Raw(b"\x81\xa5hello\x83\x01\x01\x02\xa1x\x03\xc4\x01a"),
             "signed_start": Raw(signed_start), "signed_accept": Raw(signed_accept),
-            "hello_twice": Raw(b"\x82" + enc("hello") + enc({"version": 1, "name": "a", "key": key})
-                               + enc("hello") + enc({"version": 1, "name": "b", "key": key})),
+            "hello_twice": Raw(b"\x82" + enc("hello") + enc({"version": PROTOCOL_VERSION, "name": "a", "key": key})
+                               + enc("hello") + enc({"version": PROTOCOL_VERSION, "name": "b", "key": key})),
         }
         name = rng.choice(sorted(choices))
         return f"wrong_type:{name}", name, frame(enc(choices[name])), "wait"
 
     def bad_hello(self):
         rng = self.rng
-        body: dict[Any, Any] = {"version": 1, "name": random_name(rng), "key": rng.randbytes(32)}
+        body: dict[Any, Any] = {"version": PROTOCOL_VERSION, "name": random_name(rng), "key": rng.randbytes(32)}
         labels = []
         for _ in range(1 if rng.random() < 0.8 else rng.randint(2, 3)):
             op = rng.choice(["version", "name", "key", "version", "name", "key", "extra", "missing", "rename",
@@ -911,24 +911,22 @@ class Mutator:
                 if name == "swap_tag":
                     body[0] = 7 - body[0]  # commit 1 <-> secret 6
                 return f"{kind}.{name}", fields
-            if kind in ("result", "final") and isinstance(body, dict):
-                key = "scores" if kind == "result" else "hands_won"
-                name = rng.choice([f"{key}_plus1", f"{key}_bool", f"{key}_float", f"{key}_neg", f"{key}_huge",
-                                   f"{key}_short", "winner_other", "winner_5", "winner_true", "winner_nil",
-                                   "offenders_1", "offenders_5", "offenders_neg"])
-                values = body.get(key)
-                if name.endswith("_plus1"):
-                    values[0] += 1
-                elif name.endswith("_bool"):
-                    body[key] = [bool(v) if v in (0, 1) else v for v in values]
-                elif name.endswith("_float"):
-                    body[key] = [float(v) for v in values]
-                elif name.endswith("_neg"):
-                    values[-1] = -values[-1] - 1
-                elif name.endswith("_huge"):
-                    values[0] = 2**64 - 1
-                elif name.endswith("_short"):
-                    values.pop()
+            if kind == "final" and isinstance(body, dict):
+                name = rng.choice(["points_plus1", "points_bool", "points_float", "points_neg", "points_huge",
+                                   "points_short", "winner_other", "winner_5", "winner_true", "winner_nil", "extra"])
+                points = body.get("points")
+                if name == "points_plus1":
+                    points[0] += 1
+                elif name == "points_bool":
+                    body["points"] = [bool(v) if v in (0, 1) else v for v in points]
+                elif name == "points_float":
+                    body["points"] = [float(v) for v in points]
+                elif name == "points_neg":
+                    points[-1] = -points[-1] - 1
+                elif name == "points_huge":
+                    points[0] = 2**64 - 1
+                elif name == "points_short":
+                    points.pop()
                 elif name == "winner_other":
                     body["winner"] = 1 - body["winner"] if type(body.get("winner")) is int else 0
                 elif name == "winner_5":
@@ -937,11 +935,9 @@ class Mutator:
                     body["winner"] = True
                 elif name == "winner_nil":
                     body["winner"] = None if body.get("winner") is not None else 0
-                elif kind == "result":
-                    body["offenders"] = {"offenders_1": [1], "offenders_5": [5], "offenders_neg": [-1]}[name]
                 else:
                     body["offenders"] = [1]
-                return f"{kind}.{name}", fields
+                return f"final.{name}", fields
             if kind == "accept":
                 name, value = rng.choice([("extra", {"x": 1}), ("list", []), ("nil", None), ("int", 0),
                                           ("more", {"more": True}), ("empty_key", {"": None})])

@@ -104,7 +104,8 @@ def assert_caught(table: Played, cheater: int, words: str, when: str) -> None:
     peer's ABORT gets a fair but unfinished game, stopped with the same blame.
 
     ``when`` is "at once" (the transcript ends with the refused message and the ABORT that
-    answers it) or "by the audit" (a DISPUTE, then every seat's secret, ends it)."""
+    answers it), "by the audit" (a DISPUTE, then every seat's secret, ends it) or "by the
+    cut's audit" (the cut's secrets, each with its seat's commitment to hand 1, end it)."""
     for seat in table.honest(cheater):
         result = table.results[seat]
         assert isinstance(result, net.NetError), f"seat {seat} finished: {result}"
@@ -118,6 +119,9 @@ def assert_caught(table: Played, cheater: int, words: str, when: str) -> None:
         kinds = [m.kind for m in read_transcript(table.transcripts[seat])]
         if when == "at once":
             assert kinds[-1] is Kind.ABORT and Kind.DISPUTE not in kinds
+        elif when == "by the cut's audit":
+            players = len(table.results)
+            assert Kind.HAND not in kinds and kinds[-2 * players:] == [Kind.SECRET, Kind.COMMIT] * players, kinds
         else:
             players = len(table.results)
             assert kinds[-players - 1] is Kind.DISPUTE and kinds[-players:] == [Kind.SECRET] * players, kinds[-6:]
@@ -126,17 +130,33 @@ def assert_caught(table: Played, cheater: int, words: str, when: str) -> None:
 # -- caught by the audit ---------------------------------------------------------------------
 
 
-async def test_a_card_substituted_in_a_shuffle_pass_is_disputed_and_pinned_by_the_audit(tmp_path, monkeypatch):
+def substitute_a_card(monkeypatch, in_the_cut: bool) -> None:
+    """The cheater's shuffle pass puts a point that is no card's at position 0, in the cut's
+    deck or in the first hand's: in a 2-player hand, position 0 is a dealt card, revealed
+    to its owner at once."""
     honest = Deck.shuffle_pass
 
     def substitute(self):
         message = honest(self)
+        if (self.params.hand == 0) != in_the_cut:
+            return message
         stranger = encode_card(b"not a card of this game", 0)[0]  # a valid point, no card's
         return ShufflePass((stranger, *message.points[1:]))
 
     monkeypatch.setattr(Deck, "shuffle_pass", only_for(CHEATER, substitute, honest))
+
+
+async def test_a_card_substituted_in_a_shuffle_pass_is_disputed_and_pinned_by_the_audit(tmp_path, monkeypatch):
+    substitute_a_card(monkeypatch, in_the_cut=False)
     table = await play_table(tmp_path)
     assert_caught(table, CHEATER, "shuffle pass", "by the audit")
+
+
+async def test_a_card_substituted_in_the_cut_is_pinned_by_the_cuts_audit(tmp_path, monkeypatch):
+    """The cut shows its cards by its secrets alone: the audit that follows them convicts."""
+    substitute_a_card(monkeypatch, in_the_cut=True)
+    table = await play_table(tmp_path)
+    assert_caught(table, CHEATER, "shuffle pass", "by the cut's audit")
 
 
 async def test_a_wrong_position_key_is_disputed_and_pinned_by_the_audit(tmp_path, monkeypatch):
@@ -183,16 +203,20 @@ async def test_a_secret_that_is_never_revealed_forfeits_the_match_after_the_time
 
 
 def cheat_once(monkeypatch, seat: int, kind: Kind, cheat) -> None:
-    """The first time ``seat`` is to send a message of ``kind`` in a hand, it sends
-    ``cheat(session, value, honest_produce)`` instead."""
+    """The first time ``seat`` is to send a message of ``kind`` in a hand and
+    ``cheat(session, value, honest_produce)`` gives a message (not None), it sends that
+    message instead."""
     honest = Session.produce
     done = []
 
     def produce(self, value=None):
         if done or self.expected_kind is not kind or self.hand is None:
             return honest(self, value)
+        message = cheat(self, value, honest)
+        if message is None:
+            return honest(self, value)
         done.append(True)
-        return cheat(self, value, honest)
+        return message
 
     monkeypatch.setattr(Session, "produce", only_for(seat, produce, honest))
 
@@ -215,8 +239,8 @@ async def test_claiming_a_card_not_held_is_caught_at_once(tmp_path, monkeypatch)
 
 async def test_playing_out_of_turn_is_caught_at_once(tmp_path, monkeypatch):
     def play_at_keys_turn(session, value, honest):  # at its turn to publish keys, it plays
-        position = next(iter(session.view().hand))
-        return signed(session, CardPlay(session.deck.claim(position)))
+        known = [p for p in session.view().hand if session.deck.known_card(p) is not None]
+        return signed(session, CardPlay(session.deck.claim(known[0]))) if known else None  # once it sees a card
 
     cheat_once(monkeypatch, CHEATER, Kind.KEYS, play_at_keys_turn)
     table = await play_table(tmp_path)

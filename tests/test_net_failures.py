@@ -26,7 +26,7 @@ from netutil import (
     seat_at,
 )
 
-from p2pwhist.bodies import Accept, Body, NextHand, Player, Table
+from p2pwhist.bodies import PROTOCOL_VERSION, Accept, Body, NextHand, Player, Table, Welcome
 from p2pwhist.deck import Deck, DeckParams
 from p2pwhist.games.base import PLAYS
 from p2pwhist.games.boxwhist import BoxWhist, BoxWhistView
@@ -119,11 +119,13 @@ def test_a_joiner_who_leaves_before_the_table_fills_frees_its_seat(tmp_path):
     "send, reply",
     [
         (lambda peer: peer.hello("bob", Ed25519PrivateKey.generate(), version=99), "protocol version 99"),
+        (lambda peer: peer.hello("bob", Ed25519PrivateKey.generate(), version=1),
+         "you speak protocol version 1; this host speaks version 2"),
         (lambda peer: peer.send_payload(b"\xc1 not msgpack"), "not a p2pwhist HELLO: malformed msgpack"),
         (lambda peer: peer.send({"hello": {"name": "bob"}}), "not a p2pwhist HELLO"),
         (lambda peer: peer.send_bytes(struct.pack(">I", TEN_MB) + b"x" * 100), None),
     ],
-    ids=["version", "garbage", "not-hello", "oversized"],
+    ids=["version", "version-1", "garbage", "not-hello", "oversized"],
 )
 def test_a_bad_hello_is_refused_in_one_line_and_the_host_goes_on(tmp_path, send, reply):
     with Peers(tmp_path) as peers:
@@ -145,10 +147,12 @@ DEEP = b"\x91" * 995 + b"\xc0"  # a list nested 995 deep: about 1 KB
 
 @pytest.mark.parametrize(
     "change, reason",
-    [({"version": 99}, "protocol version 99"), ({"game": {"game": "bridge", "players": 2}}, "unknown game 'bridge'"),
+    [({"version": 99}, "protocol version 99"),
+     ({"version": 1}, "this game speaks protocol version 1; this p2pwhist speaks version 2"),
+     ({"game": {"game": "bridge", "players": 2}}, "unknown game 'bridge'"),
      ({"game": {"game": [1]}}, "unknown game an array of 1"), ({"version": "DEEP"}, "nested more than 8 levels"),
      ({"players": "EXTRA"}, "the game is for 2 players")],
-    ids=["version", "game", "unhashable-game", "deep-version", "extra-player"],
+    ids=["version", "version-1", "game", "unhashable-game", "deep-version", "extra-player"],
 )
 def test_a_start_this_program_cannot_accept_stops_the_joiner_and_verify(tmp_path, change, reason):
     """A version or configuration mismatch comes from the other side: exit 1 (see cli.py); the
@@ -175,6 +179,24 @@ def test_a_start_this_program_cannot_accept_stops_the_joiner_and_verify(tmp_path
     line = done.error_line()
     assert "sent a bad START" in line and reason in line
     assert checked.code == 2 and reason in checked.error_line()
+
+
+def test_a_joiner_leaves_a_host_that_speaks_another_protocol_version(tmp_path):
+    """A host of another version welcomes us instead of refusing our HELLO: we say so in one
+    line and never sit down."""
+    fake = FakeHost()
+    with Peers(tmp_path) as peers:
+        joiner = peers.start("bob", "join", fake.address, "--name", "bob", "--bot", "random")
+        peer = fake.accept()
+        assert peer.receive_value()["hello"]["version"] == PROTOCOL_VERSION
+        key = Ed25519PrivateKey.generate()
+        peer.send(Welcome(1, "alice", public_bytes(key.public_key()), bytes(32)).to_wire())
+        assert peer.receive() is None  # no READY: the joiner hung up
+        done = joiner.finish()
+        peer.close()
+    fake.close()
+    assert done.code == 1
+    assert "speaks protocol version 1; this p2pwhist speaks version 2" in done.error_line()
 
 
 # -- during the game -----------------------------------------------------------------------

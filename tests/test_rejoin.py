@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from netutil import NAMES, FakePeer, Peers, play, seat_at
 from p2pwhist import net
-from p2pwhist.bodies import Rejoin, Resumed
+from p2pwhist.bodies import PROTOCOL_VERSION, Rejoin, Resumed
 from p2pwhist.bots import RandomBot
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
@@ -22,7 +22,7 @@ from p2pwhist.verify import verify
 def _rejoin(peer: FakePeer, name: str, public: bytes, sign, game: bytes, seat: int, have: int, head: bytes) -> dict:
     """HELLO with ``public``, then a REJOIN signed by ``sign`` over the WELCOME's nonce: the
     host's answer."""
-    peer.send({"hello": {"version": 1, "name": name, "key": public}})
+    peer.send({"hello": {"version": PROTOCOL_VERSION, "name": name, "key": public}})
     reply = peer.receive_value()
     if "welcome" not in reply:
         return reply

@@ -79,6 +79,30 @@ def test_a_seat_rebuilt_from_its_log_and_secrets_makes_the_same_messages_and_the
     assert sessions[0].log[-1].kind is Kind.FINAL
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_seat_rebuilt_between_its_secret_and_its_commitment_to_the_next_deck_makes_the_same_commitment(players):
+    """The next hand's secret is drawn, and saved, before the SECRET that its COMMIT follows
+    (session.md §7.1): a seat that stops between the two sends, once rebuilt, the COMMIT it
+    would have sent."""
+    sessions, drawn, rng = _recording_table(BoxWhist(players), hands=2, seed=players)
+    bots = [RandomBot(random.Random(s)) for s in range(players)]
+    seat = players - 1
+    while not (sessions[seat].need is Need.SEND and sessions[seat].expected_kind is Kind.COMMIT
+               and sessions[seat].hand is not None):
+        _play_messages(sessions, bots, 1)
+    crashed = sessions[seat]
+    assert crashed.log[-1].kind is Kind.SECRET and crashed.log[-1].seat == seat
+    assert len(drawn[seat]) == 3  # the cut's, hand 1's, and hand 2's, which the COMMIT binds
+    sessions[seat] = back = _rebuilt_from(list(crashed.log), crashed, drawn[seat], rng)
+    assert crashed.produce().raw == back.produce().raw
+    sessions[seat] = crashed
+    for other in sessions:
+        if other is not crashed:
+            other.receive(crashed.log[-1].raw, seat)
+    run(sessions, bots)
+    assert len({tuple(m.raw for m in s.log) for s in sessions}) == 1
+
+
 def test_a_transcript_whose_own_deck_message_was_changed_does_not_rebuild():
     """Our own SHUFFLE replaced by another (the other seat's pass, signed with our key): the
     rebuilt seat makes the one its secret gives, so the transcript is refused rather than

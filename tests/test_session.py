@@ -171,14 +171,14 @@ def test_a_revoke_on_honour_is_found_by_every_peer_at_the_end_of_the_hand():
         assert result.offenders == {1} and result.points == (1, 0)
 
 
-def test_a_peer_that_signs_another_hand_result_is_refused():
+def test_a_peer_that_signs_another_match_result_is_refused():
     sessions = open_table(BoxWhist(2), MatchLength(hands=1), random.Random(7))
-    message, sender = until_message(sessions, Kind.RESULT)
-    lie = dataclasses.replace(message.body, points=message.body.points[::-1] if len(set(message.body.points)) > 1 else (1, 0))
+    message, sender = until_message(sessions, Kind.FINAL)
+    lie = dataclasses.replace(message.body, points=tuple(p + 1 for p in message.body.points))
     forged = forge(sender, lie, seq=message.seq, prev=message.prev)
     with pytest.raises(RemoteError) as error:
         sessions[1 - sender.seat].receive(forged.raw, via=sender.seat)
-    assert "different hand result" in error.value.reason
+    assert "different match result" in error.value.reason
 
 
 def test_the_host_may_not_stretch_a_match_of_set_length():
