@@ -31,7 +31,7 @@ from typing import Sequence
 import trio
 
 from p2pwhist.bodies import check_name
-from p2pwhist.bots import DEFAULT_LEVEL, LEVELS, check_level, make_bot
+from p2pwhist.bots import DEFAULT_LEVEL, LEVELS, Bot, check_level, make_bot
 from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText, HandResult
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES, game_entry
@@ -44,6 +44,7 @@ from p2pwhist.home import (
     secrets_path,
     unfinished_games,
 )
+from p2pwhist.local import LocalMatch, play_match
 from p2pwhist.net import (
     DEFAULT_PORT,
     DEFAULT_TIMEOUT,
@@ -65,6 +66,7 @@ from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
 from p2pwhist.ui.scoresheet import scoresheet
+from p2pwhist.ui.terminal import hint_bot
 from p2pwhist.verify import verify
 
 EXIT_PEER = 1
@@ -411,7 +413,8 @@ class _Display:
             names = [p.name for p in session.table.players]
             if not self.watch:
                 names[session.seat] = "You"
-            self.ui = TerminalPlayer(session.seat, self.words, sys.stdin, sys.stdout, names=names)
+            self.ui = TerminalPlayer(session.seat, self.words, sys.stdin, sys.stdout, names=names,
+                                     hints=hint_bot(game_entry(session.table.game)))
         match = session.match
         if self.ui is not None and message.kind is Kind.PLAY:  # show each trick or round as it ends
             self.ui.follow(session.view())
@@ -673,8 +676,6 @@ def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
     (seat 0): on the full-screen table at a terminal, whose trio loop then drives the match, else
     on the line interface. ``--watch`` shows the bots' game as lines: the full-screen table has
     no spectator's view, it is always one seat's."""
-    from p2pwhist.local import LocalMatch, play_match
-
     rng = random.Random(args.seed)
     # A seeded game repeats exactly: its bots keep to their playout budgets, with no clock.
     clock = None if args.seed is not None else time.perf_counter
@@ -682,7 +683,8 @@ def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
     length = MatchLength(hands=args.hands)
     full = None if args.watch else _full_screen(args, True)
     if full is None:
-        ui = Watcher(entry.text, sys.stdout) if args.watch else TerminalPlayer(0, entry.text, sys.stdin, sys.stdout)
+        ui = (Watcher(entry.text, sys.stdout) if args.watch
+              else TerminalPlayer(0, entry.text, sys.stdin, sys.stdout, hints=hint_bot(entry)))
         if not args.watch:
             bots[0] = ui
         on_move = ui.on_move if isinstance(ui, Watcher) else None
@@ -691,21 +693,23 @@ def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
 
     # Named as in networked play: the person under their own name, each bot by its kind and seat.
     names = [_person_name(None), *(_bot_name(args.bot, seat) for seat in range(1, game.players))]
-    full.sit(entry.text, 0, [YOU, *names[1:]])
+    full.sit(entry.text, 0, [YOU, *names[1:]], hint_bot(entry))
     local = LocalMatch(game, length, rng)
-
-    async def run() -> None:
-        while (turn := local.next_turn()) is not None:
-            full.follow(local.match)
-            if turn.seat == 0:
-                move = await full.choose(turn.view())
-            else:
-                await trio.lowlevel.checkpoint()  # keys and redraws between the bots' moves
-                move = bots[turn.seat].choose(turn.view())
-            if local.play(move) is not None:  # the hand is over: its result stays until a key
-                full.follow(local.match)
-
-    trio.run(full.run, run)
+    trio.run(full.run, _local_turns, full, local, bots)
     match = local.match
     print(f"Match over. {match_line(names, match.points, match.winner)}.")
     return 0
+
+
+async def _local_turns(full: FullScreenPlayer, local: LocalMatch, bots: Sequence[Bot]) -> None:
+    """Play ``local`` to its end on the full-screen table ``full``: the person in seat 0, each
+    other seat's bot in a worker thread, so that the screen takes keys and redraws while a bot
+    thinks. One thread at a time, as the seeded game's one ``random.Random`` needs."""
+    while (turn := local.next_turn()) is not None:
+        full.follow(local.match)
+        if turn.seat == 0:
+            move = await full.choose(turn.view())
+        else:
+            move = await trio.to_thread.run_sync(bots[turn.seat].choose, turn.view(), abandon_on_cancel=True)
+        if local.play(move) is not None:  # the hand is over: its result stays until a key
+            full.follow(local.match)

@@ -5,8 +5,8 @@ Chance comes from the ``random.Random`` passed in: the cut and each hand's deck 
 A match is played one move at a time by ``LocalMatch``: whoever drives it asks whose turn it
 is, gets that seat's move however it likes and hands it back. ``play_match`` drives it with a
 bot in every seat, synchronously; the command line's full-screen table drives the same object
-inside its event loop, awaiting the person's move and calling the bots directly
-(``cli._play_local``). Nothing here knows about an event loop or a screen.
+inside its event loop, awaiting the person's move and running each bot in a worker thread
+(``cli._local_turns``). Nothing here knows about an event loop or a screen.
 """
 
 from __future__ import annotations

@@ -36,9 +36,10 @@ The LAST line is one JSON object with the same figures.
 then over the deals completed).
 
 ``--level`` gives the bot a level's budget (``budgets`` in ``bots/search.py`` and
-``bots/box_search.py``): its playouts and its per-move cap, with the clock
-(``time.perf_counter``). ``--playouts`` and ``--time-limit`` set either by hand. Without a time
-limit the budget is the playout count alone and a run is repeatable from its seed.
+``bots/box_search.py``): its playouts (for Box Whist's ISMCTS, iterations) and its per-move
+cap, with the clock (``time.perf_counter``). ``--playouts`` and ``--time-limit`` set either by
+hand. Without a time limit the budget is the playout count alone and a run is repeatable from
+its seed.
 """
 
 from __future__ import annotations

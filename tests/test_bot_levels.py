@@ -1,6 +1,6 @@
-"""The search bots' levels: each is a playout budget and a time cap, built by ``make_bot`` with
-the clock passed in, offered by ``play``, ``host`` and ``join`` as ``--level``. No timing is
-asserted: the clocks here are fakes."""
+"""The search bots' levels: each is a budget (playouts; for Box Whist's ISMCTS, iterations) and
+a time cap, built by ``make_bot`` with the clock passed in, offered by ``play``, ``host`` and
+``join`` as ``--level``. No timing is asserted: the clocks here are fakes."""
 
 from __future__ import annotations
 
@@ -48,22 +48,35 @@ def test_a_bot_without_levels_refuses_one():
         check_level(SearchBot, "brutal")
 
 
-def test_the_cap_leaves_out_a_deal_cut_short():
-    """The clock is read before each playout once a first deal is done; at the limit the deal
-    in progress is dropped, so every move is judged on the same deals."""
-    reads = []
-
-    def clock() -> float:
-        reads.append(None)
-        return 0.0 if len(reads) <= 3 else 1.0  # the deadline, then two playouts, then past it
-
+def first_choice_view():
     game = BoxWhist(2)
     hand = game.new_hand(0, (), cards=shuffled_deck(game, random.Random(1)))
     view = hand.view(hand.turn)
     assert len(view.legal_moves) > 3
+    return view
+
+
+def test_the_cap_stops_the_search_at_the_deadline():
+    """The deadline is read as ``choose`` starts, the clock before each iteration but the first;
+    the first iteration begun at or past the deadline is not run."""
+    reads = []
+
+    def clock() -> float:
+        reads.append(None)
+        return 0.0 if len(reads) <= 4 else 0.5  # the deadline (0.5), before iterations 2-4, then at it
+
+    view = first_choice_view()
     bot = SearchBot(random.Random(0), playouts=10_000, clock=clock, time_limit=0.5)
     assert view.refusal(bot.choose(view)) is None
-    assert bot.last_samples == 1 and len(reads) == 4
+    assert bot.last_samples == 4 and len(reads) == 5
+
+
+def test_without_a_clock_the_budget_is_iterations():
+    view = first_choice_view()
+    for level in LEVELS[:2]:  # hard's budget is slow for a test
+        bot = make_bot(SearchBot, random.Random(0), level)
+        bot.choose(view)
+        assert bot.last_samples == SearchBot.budgets[level].playouts
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

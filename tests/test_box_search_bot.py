@@ -198,17 +198,20 @@ def test_deterministic_for_a_seed():
     assert moves(1) == moves(1)
 
 
-def test_time_cap_uses_the_clock_passed_in():
-    """A clock that jumps a second per read and a 0.5 s cap: one deal is sampled, the next cut
-    short and left out."""
-    game = CONFIGS[2]
-    rng = random.Random(9)
-    while True:  # a decision between cards of two ranks
+def a_choice_of_ranks(game, rng: random.Random) -> BoxHand:
+    """A hand whose seat to move chooses between cards of two ranks or more."""
+    while True:
         hand = new_game(game, rng)
         while hand.turn is not None and len({hand.cards[m.position].rank for m in hand.legal_moves()}) < 2:
             hand.apply(hand.legal_moves()[0])
         if hand.turn is not None:
-            break
+            return hand
+
+
+def test_time_cap_uses_the_clock_passed_in():
+    """A clock that jumps a second per read and a 0.5 s cap: one deal is sampled, the next cut
+    short and left out."""
+    hand = a_choice_of_ranks(CONFIGS[2], random.Random(9))
     ticks = iter(range(1000))
     bot = BoxSearchBot(random.Random(0), playouts=10_000, clock=lambda: float(next(ticks)), time_limit=0.5)
     view = hand.view(hand.turn)
@@ -226,7 +229,31 @@ def test_a_single_choice_is_played_without_search():
             break
         hand.apply(BoxHeuristicBot(random.Random(0)).choose(view))
     bot = BoxSearchBot(random.Random(0))
-    assert bot.choose(view) in view.legal_moves and bot.last_samples == 0
+    assert bot.choose(view) in view.legal_moves and bot.last_samples == 0 and bot.last_weighed == ()
+
+
+def choice_of(view, move):
+    """What the bot weighs ``move`` as: its rank, or None for a closed box card."""
+    card = view.card(move.position)
+    return None if card is None else card.rank
+
+
+@pytest.mark.parametrize("game", CONFIGS[:4], ids=IDS[:4])
+def test_last_weighed_has_each_choice_best_first_and_the_move_played_first(game):
+    """One entry per distinct choice (a rank; the closed box cards), each a legal move with its
+    mean score over every deal sampled, best first; the first is the move played."""
+    rng = random.Random(game.players)
+    for _ in range(3):
+        hand = a_choice_of_ranks(game, rng)
+        view = hand.view(hand.turn)
+        bot = BoxSearchBot(random.Random(1), playouts=60)
+        move = bot.choose(view)
+        weighed = bot.last_weighed
+        assert weighed[0].move == move
+        assert [w.mean for w in weighed] == sorted((w.mean for w in weighed), reverse=True)
+        assert all(w.move in view.legal_moves and w.deals == bot.last_samples for w in weighed)
+        choices = [choice_of(view, w.move) for w in weighed]
+        assert len(set(choices)) == len(choices) and set(choices) == {choice_of(view, m) for m in view.legal_moves}
 
 
 def test_rejects_a_bad_budget_and_a_view_with_no_move():

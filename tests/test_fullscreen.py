@@ -1,19 +1,34 @@
 """The full-screen table as a person uses it: ``p2pwhist`` in a real pseudo-terminal (pexpect),
-its output turned into a screen by a VT100 emulator (pyte), keys sent, the screen read.
+its output turned into a screen by a VT100 emulator (pyte), keys sent, the screen read. What
+runs beside the screen's event loop (a hint thinking, a local bot) is tested in this process,
+with keys typed into the screen's own pseudo-terminal.
 
 Every wait has a deadline; nothing asserts how long anything took.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import random
 import re
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import trio
+import urwid
+
+from p2pwhist.cli import _local_turns
+from p2pwhist.games.base import Play, View
+from p2pwhist.games.match import MatchLength
+from p2pwhist.games.registry import GAMES
+from p2pwhist.local import LocalMatch
+from p2pwhist.ui.fullscreen import FullScreenPlayer
+from p2pwhist.ui.terminal import hint_bot
 
 pexpect = pytest.importorskip("pexpect")
 pyte = pytest.importorskip("pyte")
@@ -350,6 +365,21 @@ def test_no_color_sends_no_colour_codes(terminals):
     assert any("7" in params for params in sgr), "the chosen card is still marked (reverse video)"
 
 
+def test_h_shows_the_search_bots_play_on_the_message_line_and_the_turn_goes_on(terminals):
+    player = terminals("play", "--local", "--hands", "1", "--seed", "3")
+    player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn", settled=True)
+    assert "h hint" in player.screen.display[-1]
+    hand = _hand_pane(player)
+    player.send("h")
+    player.wait_for(lambda s: player.row("Hint:") and "thinking" not in player.row("Hint:"), "the hint", settled=True)
+    named = re.match(r"Hint: (\S+) - wins the hand in about \d+% of the deals tried", player.row("Hint:").strip())
+    assert named, player.text
+    card = named.group(1)  # as typed: QH
+    assert card[:-1] + {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[card[-1]] in hand
+    player.send(ENTER)  # and the turn goes on: the highlighted card is played
+    player.wait_for(lambda s: "You played" in s, "our play")
+
+
 def test_question_mark_and_f1_open_the_rules_and_any_key_closes_them(terminals):
     player = terminals("play", "--local", "--hands", "1", "--seed", "3")
     player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn")
@@ -397,3 +427,89 @@ def test_cells_are_the_seats_cards_and_the_legal_ones_type_back_as_themselves(na
             assert not any(cell.legal for cell in entry.text.cells(hand.view(other)))
             assert all(isinstance(line, str) for line in entry.text.notices(view))
             hand.apply(rng.choice(view.legal_moves))
+
+
+# -- beside the screen's event loop, in this process ---------------------------------------------
+
+
+class _Screen(urwid.display.raw.Screen):
+    """urwid's terminal driver at a fixed size (its output is not a terminal)."""
+
+    def get_cols_rows(self) -> tuple[int, int]:
+        return 100, 30
+
+
+@contextlib.contextmanager
+def _keyboard() -> Iterator[tuple[FullScreenPlayer, int]]:
+    """A full-screen table on a pseudo-terminal, and the file descriptor to type into it (what
+    it draws is thrown away)."""
+    typing, terminal = os.openpty()
+    with os.fdopen(terminal, "rb", buffering=0) as keys, open(os.devnull, "w", encoding="utf-8") as sink:
+        yield FullScreenPlayer(color=False, screen=_Screen(input=keys, output=sink)), typing
+    os.close(typing)
+
+
+async def _until(ready: Callable[[], object], what: str) -> None:
+    """Wait for ``ready()`` while the event loop runs (it must be free for this to end)."""
+    with trio.move_on_after(DEADLINE):
+        while not ready():
+            await trio.sleep(0.01)
+        return
+    raise AssertionError(f"no {what} within {DEADLINE:g} s")
+
+
+async def test_a_hint_thinks_off_the_event_loop_and_a_move_made_meanwhile_drops_it():
+    entry = GAMES["boxwhist"]
+    view = LocalMatch(entry.make(2), MatchLength(hands=1), random.Random(0)).next_turn().view()
+    assert view.seat == 0
+    thinking, go_on = threading.Event(), threading.Event()
+
+    class SlowHints(hint_bot(entry)):
+        def choose(self, view: View) -> Play:
+            thinking.set()
+            go_on.wait(DEADLINE)
+            return super().choose(view)
+
+    with _keyboard() as (full, typing):
+        full.sit(entry.text, 0, ["You", "North"], SlowHints)
+        played: list[Play] = []
+
+        async def person() -> None:
+            played.append(await full.choose(view))
+
+        async with trio.open_nursery() as nursery:
+            await nursery.start(full.open_screen)
+            nursery.start_soon(person)
+            await _until(lambda: full.status.startswith("Your turn"), "our turn")
+            os.write(typing, b"h")
+            await _until(thinking.is_set, "hint thinking")
+            assert full.message == "Hint: thinking\u2026"
+            os.write(typing, b"\r")  # Enter plays the highlighted card while the hint thinks
+            await _until(lambda: full.message.startswith("You played"), "our play")
+            go_on.set()
+            await _until(lambda: played, "the move returned")
+            assert played[0] in view.legal_moves and full.message.startswith("You played")  # no hint shown
+            nursery.cancel_scope.cancel()
+
+
+async def test_play_local_bots_think_off_the_event_loop_so_the_screen_takes_keys_meanwhile():
+    entry = GAMES["boxwhist"]
+    local = LocalMatch(entry.make(2), MatchLength(hands=1), random.Random(1))
+    thinking, go_on = threading.Event(), threading.Event()
+
+    class SlowBot:
+        def choose(self, view: View) -> Play:
+            thinking.set()
+            assert go_on.wait(DEADLINE), "the screen took no key while the bot thought"
+            return view.legal_moves[0]
+
+    with _keyboard() as (full, typing):
+        full.sit(entry.text, 0, ["You", "slow-1"])
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(full.run, _local_turns, full, local, [None, SlowBot()])
+            await _until(thinking.is_set, "the bot thinking")  # seat 1 leads with this seed
+            os.write(typing, b"x")
+            await _until(lambda: full.message.startswith("Not your turn"), "the key refused")
+            go_on.set()
+            await _until(lambda: full.status.startswith("Your turn"), "our turn after the bot's move")
+            nursery.cancel_scope.cancel()

@@ -1,5 +1,6 @@
-"""The search bot: sampled deals never contradict the seat's view, its playout engine keeps the
-rules, it plays only legal moves, it reads no hidden state, and it is repeatable from a seed.
+"""The search bot (ISMCTS): sampled deals never contradict the seat's view, its playout engine
+keeps the rules, it plays only legal moves, it reads no hidden state, it is repeatable from a
+seed, and what it says it weighed (``last_weighed``) is what it played.
 
 No strength assertions here: strength is measured by ``scripts/duplicate.py``.
 """
@@ -11,7 +12,7 @@ import random
 import pytest
 from helpers import PublicView
 
-from p2pwhist.bots import RandomBot
+from p2pwhist.bots import RandomBot, Weighed
 from p2pwhist.bots.heuristic import HeuristicBot
 from p2pwhist.bots.search import Knowledge, SearchBot, _Sim
 from p2pwhist.games.base import PLAYS, HonourPolicy
@@ -173,27 +174,80 @@ def test_deterministic_for_a_seed():
     game = BoxWhist(2)
     deck = shuffled_deck(game, random.Random(5))
 
-    def play(seed: int) -> list[int]:
+    def play(seed: int) -> list:
         hand = game.new_hand(0, (), cards=deck)
         bots = [SearchBot(random.Random(seed), playouts=30), SearchBot(random.Random(seed + 1), playouts=30)]
         record = []
         while (seat := hand.turn) is not None:
             move = bots[seat].choose(hand.view(seat))
-            record.append(move.position)
+            record.append((move.position, bots[seat].last_weighed))
             hand.apply(move)
         return record
 
     assert play(1) == play(1)
+    assert play(1) != play(2)  # the seed matters (else the first assertion says nothing)
+
+
+def test_weighs_every_move_and_plays_the_most_visited():
+    """``last_weighed``: the root's children, most visited first, the first the move played;
+    every iteration visits one of them; nothing when there was no choice."""
+    searched = 0
+    for hand, seat in random_positions(2, 12, seed=21, every=0.5):
+        view = hand.view(seat)
+        bot = SearchBot(random.Random(seat), playouts=60)
+        bot.last_weighed = (Weighed(view.legal_moves[0], 0.0, 1),)  # left from an earlier decision
+        move = bot.choose(view)
+        weighed = bot.last_weighed
+        if len(view.legal_moves) == 1 or not view.hand and not view.may_look[seat]:
+            assert weighed == () and bot.last_samples == 0  # forced, or a closed box played blind
+            continue
+        searched += 1
+        assert weighed[0].move == move
+        # 60 iterations try every move
+        assert sorted(w.move.position for w in weighed) == sorted(m.position for m in view.legal_moves)
+        visits = [w.deals for w in weighed]
+        assert visits == sorted(visits, reverse=True) and sum(visits) == bot.last_samples == 60
+        # A hand won or lost, and 0.02 a trick of margin (26 tricks at 2 players)
+        assert all(abs(w.mean) <= 1 + 0.02 * 26 for w in weighed)
+    assert searched > 20
 
 
 def test_time_cap_uses_the_clock_passed_in():
-    """With a clock that advances one second per read and a 0.5 s cap, one deal is sampled."""
+    """With a clock that advances one second per read and a 0.5 s cap, one iteration is run."""
     ticks = iter(range(1000))
     bot = SearchBot(random.Random(0), playouts=10_000, clock=lambda: float(next(ticks)), time_limit=0.5)
     hand = BoxWhist(2).new_hand(0, (), cards=shuffled_deck(BoxWhist(2), random.Random(1)))
     view = hand.view(hand.turn)
     assert view.refusal(bot.choose(view)) is None
-    assert bot.last_samples == 1
+    assert bot.last_samples == 1 and len(bot.last_weighed) == 1
+
+
+class LoggedView:
+    """A view that logs each attribute read into ``log``."""
+
+    def __init__(self, view, log: list[str]) -> None:
+        self._view = view
+        self._log = log
+
+    def __getattr__(self, name: str):
+        self._log.append(name)
+        return getattr(self._view, name)
+
+
+def test_the_cap_runs_from_the_call_before_the_view_is_read():
+    """The deadline is set before the bot reads anything of the view, so digesting the view
+    counts against the cap."""
+    hand = BoxWhist(3).new_hand(0, (), cards=shuffled_deck(BoxWhist(3), random.Random(2)))
+    log: list[str] = []
+
+    def clock() -> float:
+        log.append("clock")
+        return 0.0
+
+    view = LoggedView(PublicView(hand.view(hand.turn)), log)
+    bot = SearchBot(random.Random(0), playouts=5, clock=clock, time_limit=1.0)
+    assert hand.view(hand.turn).refusal(bot.choose(view)) is None
+    assert log[0] == "clock" and "legal_moves" in log and log.count("clock") == 5  # the deadline, then before each iteration but the first
 
 
 def test_rejects_a_bad_budget():
@@ -210,6 +264,6 @@ def test_voids_no_deal_can_meet_are_dropped_not_fatal():
         if knowledge.unknown_hand[other]:
             break
     knowledge.void[other] = [True] * 4  # "void" in every suit, yet holding unknown cards
-    hands, boxes, stack, my_box = knowledge.sample(random.Random(1))
+    hands = knowledge.sample(random.Random(1))[0]
     assert [len(h) for h in hands] == list(hand.view(seat).hand_sizes)
-    assert SearchBot(random.Random(2), playouts=8).search(knowledge, hand.view(seat).legal_moves) is not None
+    assert SearchBot(random.Random(2), playouts=8).search(knowledge, hand.view(seat).legal_moves, None) is not None

@@ -23,7 +23,7 @@ from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, play_match, shuffled_deck
 from p2pwhist.text import Style
 from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
-from p2pwhist.ui.terminal import style_for, wants_color
+from p2pwhist.ui.terminal import hint_bot, style_for, wants_color
 
 REPO = Path(__file__).resolve().parent.parent
 WORDS = GAMES["boxwhist"].text
@@ -448,6 +448,22 @@ def test_a_single_legal_move_is_played_with_enter() -> None:
     player = TerminalPlayer(view.seat, WORDS, io.StringIO("\n"), output, color=False)
     assert player.choose(view) == view.legal_moves[0]
     assert f"Your only play is {view.describe_move(view.legal_moves[0])}: press Enter" in output.getvalue()
+
+
+def test_h_gives_a_hint_and_the_person_then_plays() -> None:
+    """``h`` and ``hint`` each answer with the search bot's play and why; the prompt comes back
+    and takes a move (here the last legal one, whatever the hint said)."""
+    hand = _hand(2, seed=3)
+    view = hand.view(hand.current_seat)
+    assert len(view.legal_moves) > 1
+    move = view.legal_moves[-1]
+    output = io.StringIO()
+    keys = io.StringIO(f"h\nhint\n{view.describe_move(move)}\n")
+    player = TerminalPlayer(view.seat, WORDS, keys, output, color=False, hints=hint_bot(GAMES["boxwhist"]))
+    assert player.choose(view) == move
+    said = r"^(?:Your play: )?Hint: (\S+) - wins the hand in about \d+% of the deals tried"
+    hints = re.findall(said, output.getvalue(), re.MULTILINE)
+    assert len(hints) == 2 and all(view.parse_move(named) in view.legal_moves for named in hints), output.getvalue()
 
 
 def test_lines_typed_before_the_prompt_are_not_played() -> None:

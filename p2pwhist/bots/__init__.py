@@ -15,7 +15,7 @@ bot from its registry factory, at a level if it has levels.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
@@ -46,8 +46,8 @@ class RandomBot:
 @dataclass(frozen=True, slots=True)
 class Weighed:
     """One move a searching bot weighed for its last decision: ``mean`` is its mean score over
-    the ``deals`` sampled deals it was tried on, in the bot's own measure (``score_words`` of
-    the bot's class says what a score means, for a hint to a person)."""
+    the ``deals`` sampled deals it was tried on, in the bot's own measure (``Searching.why``
+    says what it means to a person)."""
 
     move: Play
     mean: float
@@ -56,28 +56,38 @@ class Weighed:
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """A searching bot's budget per move: ``playouts`` (deterministic), capped at ``seconds``
-    of the clock passed in (the bot stops early, never late by more than one playout)."""
+    """A searching bot's budget per move: ``playouts`` (deterministic: sampled deals played
+    out, or, for an ISMCTS bot, iterations), capped at ``seconds`` of the clock passed in (the
+    bot stops early, never late by more than one playout)."""
 
     playouts: int
     seconds: float
 
 
 class Searching:
-    """What the searching bots share (``search.SearchBot``, ``box_search.BoxSearchBot``): the
-    budget, its levels (a subclass sets ``budgets``, one ``Budget`` per name in ``LEVELS``) and
-    the vote over sampled deals with its time cap.
+    """What the searching bots share (``search.SearchBot``, ISMCTS, and
+    ``box_search.BoxSearchBot``, PIMC): the budget, its levels (a subclass sets ``budgets``, one
+    ``Budget`` per name in ``LEVELS``), what a score means to a person (``why``), and PIMC's
+    vote over sampled deals with its time cap (``vote``; ``SearchBot`` keeps its own cap, from
+    the call of its ``choose``).
 
-    ``playouts`` is the budget per decision, over all choices (at least ``MIN_SAMPLES`` deals
-    each; by default the default level's). ``clock`` and ``time_limit`` (seconds), if both given, are a hard cap: once the first
+    ``playouts`` is the budget per decision, over all choices (for ``vote``, at least
+    ``MIN_SAMPLES`` deals each; by default the default level's). ``clock`` and ``time_limit``
+    (seconds), if both given, are a hard cap: in ``vote``, once the first
     deal has been played out with every choice, the clock is read before each playout, and at
     the limit the bot stops and votes over the deals it finished (a deal cut short is left out,
     so every choice is judged on the same deals). It runs over by at most one playout (about a
     millisecond) besides the first deal (about 15 ms at the start of a 2-player hand of Box
     Whist). Without them the bot reads no clock.
+
+    A subclass also says what its score means to a person (``why``, for a hint): with
+    ``score_range`` = (a, b), a move's mean score m stands for about (m - a) / (b - a) of the
+    deals tried won, and ``score_words`` says what winning is, with ``{share}`` for that share.
     """
 
     budgets: ClassVar[Mapping[str, Budget]]
+    score_range: ClassVar[tuple[float, float]]
+    score_words: ClassVar[str]  # e.g. "wins the hand in about {share:.0%} of the deals tried"
 
     def __init__(self, rng: random.Random, playouts: int | None = None, clock: Callable[[], float] | None = None,
                  time_limit: float | None = None) -> None:
@@ -92,6 +102,7 @@ class Searching:
         self.last_samples = 0  # for measurement: deals sampled for the last decision
         # The moves the last decision weighed, best first (empty when it had no choice).
         self.last_weighed: tuple[Weighed, ...] = ()
+        self._totals: list[float] = []  # the last vote's total score for each choice
 
     @classmethod
     def at_level(cls, rng: random.Random, level: str, clock: Callable[[], float] | None) -> Searching:
@@ -100,7 +111,8 @@ class Searching:
 
     def vote(self, choices: int, deal: Callable[[], Callable[[int], float]]) -> int:
         """The best of ``choices`` by total score over sampled deals: ``deal()`` samples one
-        and returns a function that plays choice i on it to the end and scores it."""
+        and returns a function that plays choice i on it to the end and scores it. ``weighed``
+        then gives every choice's mean score."""
         clock = self.clock
         deadline = None if clock is None or self.time_limit is None else clock() + self.time_limit
         totals = [0.0] * choices
@@ -116,7 +128,35 @@ class Searching:
                 break  # out of time: this deal is left out
             totals = [t + x for t, x in zip(totals, scores, strict=True)]
             self.last_samples += 1
-        return max(range(choices), key=lambda i: (totals[i], -i))
+        self._totals = totals
+        return self._ranked()[0]
+
+    def _ranked(self) -> list[int]:
+        """The last vote's choices, best first (of equal totals, the earlier choice)."""
+        totals = self._totals
+        return sorted(range(len(totals)), key=lambda i: (-totals[i], i))
+
+    def weighed(self, moves: Sequence[Play]) -> tuple[Weighed, ...]:
+        """The last vote's choices as ``last_weighed``, best first: ``moves[i]`` stands for
+        choice i."""
+        deals = self.last_samples  # at least one: the vote always finishes its first deal
+        return tuple(Weighed(moves[i], self._totals[i] / deals, deals) for i in self._ranked())
+
+    def why(self, describe: Callable[[Play], str]) -> str:
+        """Why the last decision chose its move, in a few words for a person (``describe``
+        names a move): how often it won in the deals tried, and the next best move's."""
+        if not self.last_weighed:
+            return "your plays are all alike here"
+        low, high = self.score_range
+
+        def share(weighed: Weighed) -> float:
+            return min(1.0, max(0.0, (weighed.mean - low) / (high - low)))
+
+        best, *others = self.last_weighed
+        words = self.score_words.format(share=share(best))
+        if others:
+            words += f" (next best {describe(others[0].move)}, {share(others[0]):.0%})"
+        return words
 
 
 def check_level(factory: BotFactory, level: str | None) -> None:

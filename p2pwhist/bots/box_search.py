@@ -384,12 +384,16 @@ class BoxSearchBot(Searching):
         "normal": Budget(playouts=DEFAULT_PLAYOUTS, seconds=0.9),
         "hard": Budget(playouts=2000, seconds=2.7),
     }
+    # The score is the game's points for the seat (rule 11: 1 or 0), plus the small box term.
+    score_range = (0.0, 1.0)
+    score_words = "scores you a point in about {share:.0%} of the deals tried"
 
     def choose(self, view) -> Play:
         moves = view.legal_moves
         if not moves:
             raise ValueError(f"seat {view.seat} has no move: it is not its turn or the game is over")
         self.last_samples = 0
+        self.last_weighed = ()
         options = _options(view, moves)
         rng = self.rng
         if len(options) == 1:
@@ -411,7 +415,10 @@ class BoxSearchBot(Searching):
 
             return play
 
-        return rng.choice(options[self.vote(len(options), deal)])
+        move = rng.choice(options[self.vote(len(options), deal)])
+        # Each choice as one of its moves: the best as the move played.
+        self.last_weighed = self.weighed([move if move in option else option[0] for option in options])
+        return move
 
     def knowledge(self, view) -> BoxKnowledge:
         """What the bot knows (``scripts/box_ceiling.py`` gives it more, to measure what more

@@ -57,6 +57,7 @@ Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (T or 10 is a t
 Type box N to play the card in slot N of your box, e.g. box 2.
   ?      list the plays the rules allow you now
   table  show the table again
+  h      a hint: what the computer would play, and why
   help   show this
   quit   leave the game (so does Ctrl-D)"""
 
@@ -290,7 +291,7 @@ BOXWHIST = GameEntry(
     default_players=2,
     options={},
     bots={"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot},
-    # At its default level: 0.11 s a move on average at 2 players, capped at 0.9 s (scripts/duplicate.py).
+    # At its default level: about 0.2 s a move on average at 2 players, capped at 0.9 s (scripts/time_cap.py).
     default_bot="search",
     text=BoxWhistText(),
 )

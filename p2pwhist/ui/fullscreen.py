@@ -18,14 +18,18 @@ Rules the screen keeps:
   typed early is not played later, before its player has seen the trick.
 - An event that matters (the end of a hand or the match, an alert such as "your box is open")
   stays on screen until a key is pressed; that key is never played.
-- Everything runs on the trio loop: no threads, so ``choose`` is a coroutine.
+- Everything runs on the trio loop, so ``choose`` is a coroutine; only a hint (``h``) thinks
+  in a worker thread, which ends before ``choose`` returns: the view it reads is live.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
+import threading
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -35,11 +39,11 @@ import urwid
 from p2pwhist import text
 from p2pwhist.bodies import Kind
 from p2pwhist.cards import CardError
-from p2pwhist.games.base import Cell, EngineMisuse, GameText, HandResult, HandState, Play, View
+from p2pwhist.games.base import BotFactory, Cell, EngineMisuse, GameText, HandResult, HandState, Play, View
 from p2pwhist.games.match import Match
 from p2pwhist.games.registry import game_entry
 from p2pwhist.text import Style
-from p2pwhist.ui.terminal import can_print_symbols
+from p2pwhist.ui.terminal import can_print_symbols, hint, hint_bot
 
 T = TypeVar("T")
 
@@ -60,7 +64,7 @@ PALETTE = [
     ("help", "light gray", "default", ""),
 ]
 
-KEYS_HELP = "\u2190\u2192 choose  Enter play  or type QS, 10h, box 2  ? rules  PgUp/PgDn history  Ctrl-C quit"
+KEYS_HELP = "\u2190\u2192 choose  Enter play  or type QS, box 2  h hint  ? rules  PgUp/PgDn history  Ctrl-C quit"
 THINKING_SHOWN_AFTER = 3.0  # seconds: a computer player moves well within this, so no clock flickers for it
 _RED_CARD = re.compile(r"(?:10|[2-9JQKA])[\u2665\u2666]")  # a red card as Style writes it with symbols
 _MAX_TYPED = 12
@@ -160,6 +164,7 @@ class FullScreenPlayer:
 
     def __init__(self, *, color: bool | None = None, screen: urwid.display.BaseScreen | None = None) -> None:
         self.words: GameText = None  # type: ignore[assignment]  # set by ``sit`` (at START)
+        self.hints: BotFactory | None = None  # the bot whose moves are hints (``terminal.hint_bot``)
         self.seat = 0
         self.names: tuple[str, ...] = ()
         self.style = Style(color=False, symbols=can_print_symbols(sys.stdout))  # urwid does the colour
@@ -186,6 +191,9 @@ class FullScreenPlayer:
         self._answer: trio.Event | None = None  # set while "another hand?" is asked
         self._wish = True
         self._chosen: Play | None = None
+        self._helpers: trio.Nursery | None = None  # open while our move is awaited: a hint thinks in it
+        self._hinting = False  # a hint is thinking
+        self._move_made = threading.Event()  # this turn's, set by our move: a hint thinking stops
         self._open = trio.Event()
         self._dismissed: trio.Event | None = None  # set when a key dismisses a standing event
         self._loop: urwid.MainLoop | None = None
@@ -208,9 +216,10 @@ class FullScreenPlayer:
         self._root = _Root(self._frame, self._key)
         self._screen = screen
 
-    def sit(self, words: GameText, seat: int, names: Sequence[str]) -> None:
-        """The game's words, our seat and every seat's name (ours is "You")."""
-        self.words, self.seat, self.names = words, seat, tuple(names)
+    def sit(self, words: GameText, seat: int, names: Sequence[str], hints: BotFactory | None = None) -> None:
+        """The game's words, our seat, every seat's name (ours is "You") and the bot whose moves
+        are hints (``terminal.hint_bot``; None: no hints)."""
+        self.words, self.seat, self.names, self.hints = words, seat, tuple(names), hints
 
     # -- running -------------------------------------------------------------------------------
 
@@ -281,7 +290,8 @@ class FullScreenPlayer:
         if self.words is None:  # START: the game, the seats and the names
             names = [player.name for player in session.table.players]
             names[session.seat] = text.YOU
-            self.sit(game_entry(session.table.game).text, session.seat, names)
+            entry = game_entry(session.table.game)
+            self.sit(entry.text, session.seat, names, hint_bot(entry))
         if session.match is None or session.hand is None:
             self._open.set()
             self._set_status(None, "Shuffling and dealing...")
@@ -381,14 +391,18 @@ class FullScreenPlayer:
         self.view = view
         self._move = moved = trio.Event()
         self._chosen = None
+        self._hinting = False
+        self._move_made = threading.Event()
         self.show(view, self.hand_no or 1, self.points)
         legal = [i for i, cell in enumerate(self._cells()) if cell.legal]
         self.focus = legal[0] if legal else 0
         self.refresh()
         try:
-            await moved.wait()
+            async with trio.open_nursery() as self._helpers:
+                await moved.wait()  # then the nursery waits for a hint's thread, which the move stops
         finally:
             self._move = None
+            self._helpers = None
         assert self._chosen is not None
         move, self._chosen = self._chosen, None
         return move
@@ -456,6 +470,8 @@ class FullScreenPlayer:
         elif key == "esc":
             self.typed = ""
             self.message = ""
+        elif key == "h" and not self.typed:
+            self._ask_hint()
         elif key == "enter" or (key == " " and not self.typed):
             if self.typed:
                 self._play_typed()
@@ -464,6 +480,24 @@ class FullScreenPlayer:
         elif len(key) == 1 and key.isprintable() and len(self.typed) < _MAX_TYPED:
             self.typed += key
             self.message = ""
+
+    def _ask_hint(self) -> None:
+        """Think of a hint off the event loop (the screen says so meanwhile), then show it."""
+        self.message = "Hint: thinking\u2026"
+        if not self._hinting:
+            assert self._helpers is not None  # open while our move is awaited
+            self._hinting = True
+            self._helpers.start_soon(self._hint, self.view, self._move_made)
+
+    async def _hint(self, view: View, move_made: threading.Event) -> None:
+        def clock() -> float:  # out of time once the move is made: the bot stops within a playout
+            return math.inf if move_made.is_set() else time.perf_counter()
+
+        line = await trio.to_thread.run_sync(hint, self.hints, view, clock, abandon_on_cancel=True)
+        self._hinting = False
+        if not move_made.is_set():  # else the move was made meanwhile: the hint is moot
+            self.message = line
+            self.refresh()
 
     def _play_typed(self) -> None:
         assert self.view is not None
@@ -486,6 +520,7 @@ class FullScreenPlayer:
         self._chosen = move
         self._move.set()
         self._move = None
+        self._move_made.set()
         self.message = f"You played {self.view.describe_move(move)}."
         self._set_status(None, "")
 

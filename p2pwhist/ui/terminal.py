@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Mapping, Sequence, TextIO
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TextIO
 
 from p2pwhist import text
+from p2pwhist.bots import DEFAULT_LEVEL, Searching, make_bot
 from p2pwhist.cards import CardError, Suit
-from p2pwhist.games.base import GameText, HandResult, HandState, Play, View
+from p2pwhist.games.base import BotFactory, GameEntry, GameText, HandResult, HandState, Play, View
 from p2pwhist.games.match import Match
 from p2pwhist.text import Style
 
@@ -49,6 +53,31 @@ def can_print_symbols(stream: TextIO) -> bool:
 def style_for(stream: TextIO, color: bool | None = None, environ: Mapping[str, str] | None = None) -> Style:
     """The style for ``stream``: ``color`` None means decide from the stream and the environment."""
     return Style(wants_color(stream, environ) if color is None else color, can_print_symbols(stream))
+
+
+def hint_bot(entry: GameEntry) -> BotFactory | None:
+    """The bot whose moves are hints for a person playing ``entry``'s game: its search bot."""
+    return entry.bots.get("search")
+
+
+def hint(factory: BotFactory | None, view: View, clock: Callable[[], float] = time.perf_counter) -> str:
+    """What the bot ``factory`` makes (``hint_bot``, at the default level, capped on ``clock``)
+    would play for ``view``, and why, in a line for the person whose view it is. It never
+    raises: a hint must not stop the game."""
+    moves = view.legal_moves
+    if len(moves) == 1:
+        return f"Only one play: {view.describe_move(moves[0])}."
+    if factory is None:
+        return "No hint for this game."
+    try:
+        # Randomness of its own from the OS: asking for a hint changes nothing in a seeded game.
+        bot = make_bot(factory, random.Random(), DEFAULT_LEVEL, clock)
+        assert isinstance(bot, Searching), "a hint's bot says why it plays its move"
+        move = bot.choose(view)
+        # ASCII between the move and why: a line interface may print to an ASCII-only stream.
+        return f"Hint: {view.describe_move(move)} - {bot.why(view.describe_move)}"
+    except Exception as error:  # noqa: BLE001 (whatever went wrong, the game goes on)
+        return f"No hint: the computer player failed ({type(error).__name__})."
 
 
 class _Screen:
@@ -93,12 +122,15 @@ class TerminalPlayer:
     Before each prompt it shows the tricks completed since its last turn (with the stack cards
     drawn, which are public) and then the table as the seat may know it. It reads one line per
     attempt from ``infile``: a card (``QS``, ``10h``, ``Th``, ``q♠``), ``box N``, ``?`` (the legal
-    plays), ``help``, ``table`` or ``quit``. A line it cannot read or a play the rules refuse gets
-    a one-line reason and a new prompt. End of input or ``quit`` raises ``InputClosed``.
+    plays), ``h`` or ``hint``, ``help``, ``table`` or ``quit``. A line it cannot read or a play the
+    rules refuse gets a one-line reason and a new prompt. End of input or ``quit`` raises
+    ``InputClosed``.
 
     ``words`` are the game's screens (``GAMES[name].text``). ``names`` are the seats' names,
     ``names[seat]`` being this player's; by default "You" and compass points. ``color`` None
-    means colour when ``outfile`` is a terminal that wants it.
+    means colour when ``outfile`` is a terminal that wants it. ``hints`` is the bot whose moves
+    are the hints (``hint_bot``); it thinks in ``choose``'s thread, which a networked session
+    runs off its event loop.
     """
 
     def __init__(
@@ -109,8 +141,10 @@ class TerminalPlayer:
         outfile: TextIO,
         color: bool | None = None,
         names: Sequence[str] | None = None,
+        hints: BotFactory | None = None,
     ) -> None:
         self.seat = seat
+        self.hints = hints
         self.infile = infile
         self.screen = _Screen(words, outfile, color, names, seat)
         self.hand_no = 0  # hands this player has seen start
@@ -136,6 +170,8 @@ class TerminalPlayer:
                 continue
             elif command == "?":
                 self.screen.say(words.legal(view, style))
+            elif command in ("h", "hint"):
+                self.screen.say(hint(self.hints, view))
             elif command == "help":
                 self.screen.say(words.help(view, style))
             elif command == "table":
