@@ -16,11 +16,13 @@ should ``--bot search`` use? (issue 12: choose the technique by measurement, not
 
 Duplicate play, head to head: each deal (deck and dealer, alternating) is played twice with
 the seats swapped. Both bots get the same per-move time cap and a budget of playouts too large
-to reach first, so the time decides. It prints the share of decided hands ISMCTS won with a
+to reach first, so the time decides; or, with ``--shipped``, the normal level each bot has or
+had: ISMCTS's iterations (``SearchBot.budgets``), PIMC's 500 playouts (``PIMC_NORMAL``), both
+capped at the normal level's seconds. It prints the share of decided hands ISMCTS won with a
 95% Wilson interval, the pairs each won on balance, and each bot's playouts (or iterations)
 per second and seconds per move; the LAST line is one JSON object with the same figures.
 
-    python scripts/compare_search.py [--pairs N] [--time-limit SECONDS] [--uct C] [--seed S]
+    python scripts/compare_search.py [--pairs N] [--time-limit SECONDS | --shipped] [--uct C] [--seed S]
 
 With time budgets the moves depend on the machine's speed and load, so a run is not exactly
 repeatable; the deals are (from ``--seed``).
@@ -47,6 +49,8 @@ from p2pwhist.local import shuffled_deck
 
 # A budget nobody reaches within the time cap: the clock decides.
 UNREACHED = 10**7
+# PIMC's playouts at the normal level when it was the shipped search (500 over all legal moves).
+PIMC_NORMAL = 500
 
 
 class PIMCBot(SearchBot):
@@ -74,7 +78,12 @@ class PIMCBot(SearchBot):
         return moves[self.vote(len(moves), deal)]
 
 
-def compare(pairs: int, time_limit: float, seed: int, uct: float) -> dict:
+def compare(pairs: int, time_limit: float, seed: int, uct: float, shipped: bool = False) -> dict:
+    """Head to head at ``time_limit`` a move each, or (``shipped``) at each bot's normal level."""
+    normal = SearchBot.budgets["normal"]
+    if shipped:
+        time_limit = normal.seconds
+    ismcts_budget, pimc_budget = (normal.playouts, PIMC_NORMAL) if shipped else (UNREACHED, UNREACHED)
     game = BoxWhist(2)
     rng = random.Random(seed)
     tally = PairTally()
@@ -85,8 +94,8 @@ def compare(pairs: int, time_limit: float, seed: int, uct: float) -> dict:
         bot_seed = rng.randrange(1 << 30)
         for ismcts_seat in (0, 1):
             hand = game.new_hand(number % 2, (), deck)
-            ismcts = _Counting(SearchBot(random.Random(bot_seed), UNREACHED, time.perf_counter, time_limit, uct))
-            pimc = _Counting(PIMCBot(random.Random(bot_seed + 1), UNREACHED, time.perf_counter, time_limit))
+            ismcts = _Counting(SearchBot(random.Random(bot_seed), ismcts_budget, time.perf_counter, time_limit, uct))
+            pimc = _Counting(PIMCBot(random.Random(bot_seed + 1), pimc_budget, time.perf_counter, time_limit))
             times = play_timed(hand, [pimc, ismcts] if ismcts_seat else [ismcts, pimc])
             for name, seat, bot in (("ismcts", ismcts_seat, ismcts), ("pimc", 1 - ismcts_seat, pimc)):
                 s = stats[name]
@@ -103,6 +112,7 @@ def compare(pairs: int, time_limit: float, seed: int, uct: float) -> dict:
         "pairs": pairs,
         **tally.figures("ismcts"),
         "time_limit": time_limit,
+        "budgets": {"ismcts": ismcts_budget, "pimc": pimc_budget} if shipped else "unreached",
         "uct": uct,
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -135,8 +145,10 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=0.1, help="seconds per move, for both bots")
     parser.add_argument("--uct", type=float, default=UCT)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shipped", action="store_true",
+                        help="each bot at its normal level's budget (ISMCTS iterations, PIMC's 500 playouts), not the time")
     args = parser.parse_args()
-    r = compare(args.pairs, args.time_limit, args.seed, args.uct)
+    r = compare(args.pairs, args.time_limit, args.seed, args.uct, args.shipped)
     print(f"ISMCTS vs PIMC, 2-player Box Whist, {r['time_limit']} s a move each: {r['pairs']} deal pairs, "
           f"{r['hands_decided']} decided hands; ISMCTS won {r['share']} (95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}); "
           f"pairs won/lost by ISMCTS {r['ismcts_pairs_won']}/{r['ismcts_pairs_lost']}", flush=True)
