@@ -1,10 +1,10 @@
 """The deck audit with what it may skip, against protocol/deck.md §8 done step by step.
 
-``audit`` recomputes each pass from the card encodings and the scalars so far, leaves out the
-passes of the seat that audits (``own``) and the last pass it did not make where it found the
-card live (``known``). Each must give
-the reference's verdict: honest hands, and a pass or a key tampered with by any seat, at any
-step, audited by every seat and by an observer. The hands are dealt by tests/test_deck_protocol.py's
+``audit`` compares the final deck with the one the secrets give, recomputed from the card
+encodings and the scalars, leaving out the final positions where the auditor found the card
+live (``known``), and walks the passes one by one only when it differs. Each must give the
+reference's verdict: honest hands, and a pass or a key tampered with by any seat, at any step,
+audited by every seat and by an observer. The hands are dealt by tests/test_deck_protocol.py's
 ``Table``.
 """
 
@@ -35,10 +35,27 @@ from p2pwhist.deck._passes import lock_pass, shuffle_pass
 
 
 def reference(params: DeckParams, record: DeckRecord) -> AuditResult:
-    """deck.md §8 as written: each pass recomputed from the published deck before it."""
+    """deck.md §8 as written: if every pass was sent and every secret opens its commitment,
+    the final deck from replaying every pass honestly on the encodings decides; only if it
+    differs (or something is missing) are the passes walked one by one."""
     for seat, digest in enumerate(record.commitments):
         if digest is None:
             return _found(seat, Step.COMMITMENT, None, "never committed to a secret")
+    opened = [_opened(params, record, seat) for seat in range(params.seats)]
+    if all(len(passes) == params.seats for passes in (record.shuffle_passes, record.lock_passes)) \
+            and not any(isinstance(keys, AuditResult) for keys in opened):
+        deck, final = CardEncodings.of(params).points, []
+        for replay in shuffle_pass, lock_pass:
+            for keys in opened:
+                final = replay(deck, keys)  # type: ignore[arg-type]
+                deck = [point(x) for x in final]
+        if tuple(final) == tuple(record.lock_passes[-1]):
+            return checked_reveals(params, record, opened)  # type: ignore[arg-type]
+    return walk(params, record)
+
+
+def walk(params: DeckParams, record: DeckRecord) -> AuditResult:
+    """§8 step 2 pass by pass: each pass recomputed from the published deck before it."""
     keys: list[SeatKeys] = []
     deck = CardEncodings.of(params).points
     for step, replay, passes in ((Step.SHUFFLE_PASS, shuffle_pass, record.shuffle_passes),
@@ -57,6 +74,11 @@ def reference(params: DeckParams, record: DeckRecord) -> AuditResult:
                              min(len(expected), len(passes[seat])))
                 return _found(seat, step, first, "does not follow from its committed secret and the deck before it")
             deck = [point(x) for x in passes[seat]]
+    return checked_reveals(params, record, keys)
+
+
+def checked_reveals(params: DeckParams, record: DeckRecord, keys: list[SeatKeys]) -> AuditResult:
+    """§8 step 3: every published key and claim, once the passes are right."""
     cards = []
     for position in range(params.size):  # c_j = cards[π_0[π_1[… π_{seats−1}[j] …]]]
         for seat_keys in reversed(keys):
@@ -109,7 +131,7 @@ def assert_same_audits(table: Watched, liar: int | None = None) -> AuditResult:
         assert reference(table.params, record) == result
         assert audit(table.params, record) == result
         assert audit(table.params, record, known=deck.known_cards) == result
-        assert deck.audit() == result  # its own passes, and the last pass where it knows the card, left out
+        assert deck.audit() == result  # the final positions where it knows the card, left out
     return result
 
 
@@ -117,7 +139,7 @@ def assert_same_audits(table: Watched, liar: int | None = None) -> AuditResult:
 def test_an_honest_hand_audits_alike_every_way(seats):
     table = Watched(seats)
     play_out(table)
-    assert len(table.observer.known_cards) == len(SMALL)  # its whole last pass is left out
+    assert len(table.observer.known_cards) == len(SMALL)  # its whole final deck is left out
     assert assert_same_audits(table).clean
 
 
@@ -190,3 +212,35 @@ def test_a_final_point_made_for_another_card_is_blamed_on_its_pass():
     assert table.observer.known_cards == {0: other}
     result = assert_same_audits(table, liar=1)
     assert (result.deviation.seat, result.deviation.step, result.deviation.position) == (1, Step.LOCK_PASS, 0)
+
+
+def rescaled(factor: int) -> Any:
+    """Every point of a pass multiplied by ``factor``."""
+    key = scalar(factor)
+    return lambda points: [multiply(key, point(x)) for x in points]
+
+
+def test_a_shuffle_key_changed_and_undone_by_its_own_lock_pass_is_no_deviation():
+    """Seat 0 shuffles with c·d instead of its committed d and takes c·d off again in its lock
+    pass: every intermediate deck differs from its recomputation, but the final deck, every key
+    and every card are the ones its secret gives, so nobody saw or got anything else. §8 judges
+    the final deck (the walk alone would blame the shuffle pass): the hand is clean, alike
+    every way."""
+    c = 7
+    table = Watched(2)
+    shuffle, lock = points_tamper(Step.SHUFFLE_PASS, 0, rescaled(c)), points_tamper(Step.LOCK_PASS, 0, rescaled(pow(c, -1, N)))
+    play_out(table, lambda step, seat, wire: lock(step, seat, shuffle(step, seat, wire)))
+    assert len(table.observer.known_cards) == len(SMALL)
+    assert all(card == card_at(table, j) for j, card in table.observer.known_cards.items())
+    assert walk(table.params, table.observer.record).deviation.step is Step.SHUFFLE_PASS
+    assert assert_same_audits(table, liar=0).clean
+
+
+@pytest.mark.parametrize("seats", [2, 3])
+def test_a_rescaled_pass_left_undone_is_blamed_on_it(seats):
+    """The same change without its undoing reaches the final deck: the walk pins it."""
+    for step in Step.SHUFFLE_PASS, Step.LOCK_PASS:
+        table = Watched(seats)
+        play_out(table, points_tamper(step, 0, rescaled(7)))
+        result = assert_same_audits(table, liar=0)
+        assert (result.deviation.seat, result.deviation.step, result.deviation.position) == (0, step, 0)

@@ -1,12 +1,13 @@
 """The end-of-hand audit: recompute everything from the revealed secrets (protocol/deck.md §8).
 
 Without shuffle proofs a cheat in a pass or a key is only sure to be caught here. Every seat
-reveals its secret; the audit checks each secret against its commitment, recomputes each pass
-(what replaying it on the published deck before it gives), compares every published key with
-the key the secret derives, and every claim with the card actually at that position. It walks
-the hand in protocol order and stops at the first deviation, naming its seat and step; for a
-clean hand it also returns the position → card map of the final deck, which the game layer
-needs for its own audit. A seat's audit leaves out what the seat checked itself during the hand.
+reveals its secret; the audit checks each secret against its commitment, compares the final
+deck with the one the secrets give (and, only if it differs, recomputes each pass in turn to
+find the first that does not follow from its author's secret), compares every published key
+with the key the secret derives, and every claim with the card actually at that position. It
+stops at the first deviation, naming its seat and step; for a clean hand it also returns the
+position → card map of the final deck, which the game layer needs for its own audit. Final
+positions the auditor already found live with the right keys cost nothing.
 
 A missing message is the fault of the seat that owed it: a pass never sent (or rejected live),
 a secret never revealed. The audit reads only the record, so any third party can run it.
@@ -82,13 +83,12 @@ def audit(params: DeckParams, record: DeckRecord, encodings: CardEncodings | Non
     ``encodings`` saves hashing the cards to the curve again when the caller already holds
     them for these parameters (``Deck.audit`` passes its own).
 
-    What the caller has already checked is not computed again (deck.md §8, "What an audit
-    may leave out"); the verdict is the same. ``own`` is the seat whose passes the caller computed
-    itself (``Deck.audit`` passes its seat; an observer, none): they are what it sent.
     ``known`` is the card the caller found at each final position with every seat's key
-    (deck.md §7; ``Deck.known_cards``): where the keys published for that position are the
-    ones their secrets derive and the card is the one the secrets put there, the last pass
-    the caller did not compute is right at that position."""
+    (deck.md §7; ``Deck.known_cards``), ``own`` the seat whose keys the caller used itself
+    (``Deck.audit`` passes its seat; an observer, none). Where every other seat published the
+    key its secret derives and the card is the one the secrets put there, the final deck is
+    right without a multiplication (deck.md §8, "What an audit may leave out"); the verdict is
+    the same."""
     if len(record.commitments) != params.seats or len(record.secrets) != params.seats:
         raise LocalDeckError(
             f"a record for {params.seats} seats needs a commitment and a secret slot per seat"
@@ -96,18 +96,45 @@ def audit(params: DeckParams, record: DeckRecord, encodings: CardEncodings | Non
     for seat, digest in enumerate(record.commitments):
         if digest is None:
             return _found(seat, Step.COMMITMENT, None, "never committed to a secret")
-
     if encodings is None or encodings.cards != params.cards:
         encodings = CardEncodings.of(params)
-    # Passes are recomputed from the encodings (deck.md §8, "What an audit may leave out"):
-    # output j of the passes so far is ±factors[j] · (the encoding of params.cards[source[j]]).
-    source = list(range(params.size))
-    factors = [1] * params.size
-    # The last pass the caller did not make, where the cards it found vouch for positions.
-    last_not_own = (Step.LOCK_PASS, params.seats - 2 if own == params.seats - 1 else params.seats - 1)
+    keys = _every_seats_keys(params, record)
+    if keys is not None:
+        # Every pass sent and every secret opens: the final deck decides (§8 step 2).
+        source, factors = _start(params)
+        for step in (Step.SHUFFLE_PASS, Step.LOCK_PASS):
+            for seat_keys in keys:
+                source, factors = _after(step, seat_keys, source, factors)
+        vouched = _checked_live(params, record, keys, source, known, own) if known else set()
+        if _first_difference(encodings, source, factors, record.lock_passes[-1], vouched) is None:
+            cards = tuple(params.cards[i] for i in source)
+            for entry in record.published:
+                deviation = _check_published(entry, keys[entry.seat], cards)
+                if deviation is not None:
+                    return AuditResult(deviation, cards)
+            return AuditResult(None, cards)
+    walked = _walk(params, record, encodings)
+    assert walked is not None, "every pass was sent and follows from its secret, yet the final deck differs"
+    return walked
+
+
+def _every_seats_keys(params: DeckParams, record: DeckRecord) -> list[SeatKeys] | None:
+    """Each seat's keys, if every pass was sent and every secret opens its commitment."""
+    if len(record.shuffle_passes) < params.seats or len(record.lock_passes) < params.seats:
+        return None
+    opened = [_opened(params, record, seat) for seat in range(params.seats)]
+    keys = [seat_keys for seat_keys in opened if isinstance(seat_keys, SeatKeys)]
+    return keys if len(keys) == params.seats else None
+
+
+def _walk(params: DeckParams, record: DeckRecord, encodings: CardEncodings) -> AuditResult | None:
+    """§8 step 2 pass by pass: the first pass never sent, secret not opening its commitment
+    before its seat's shuffle pass, or pass not following from its secret and the published
+    deck before it (which pins the fault on its author: its input was honest up to there).
+    None if there is none."""
     keys: list[SeatKeys] = []
-    stages = ((Step.SHUFFLE_PASS, record.shuffle_passes), (Step.LOCK_PASS, record.lock_passes))
-    for step, published_passes in stages:
+    source, factors = _start(params)
+    for step, published_passes in (Step.SHUFFLE_PASS, record.shuffle_passes), (Step.LOCK_PASS, record.lock_passes):
         for seat in range(params.seats):
             if seat >= len(published_passes):
                 return _found(seat, step, None, "never sent its pass")
@@ -116,34 +143,28 @@ def audit(params: DeckParams, record: DeckRecord, encodings: CardEncodings | Non
                 if isinstance(opened, AuditResult):
                     return opened
                 keys.append(opened)
-                # out[j] = d · in[permutation[j]] (§5.2)
-                permutation, deck_key = keys[seat].permutation, keys[seat].deck_key
-                source = [source[i] for i in permutation]
-                factors = [factors[i] * deck_key % N for i in permutation]
-            else:  # out[j] = (k_j · d⁻¹) · in[j]
-                inverse = pow(keys[seat].deck_key, -1, N)
-                factors = [f * k * inverse % N for f, k in zip(factors, keys[seat].position_keys)]
-            if seat == own:
-                continue
-            checked_live = (
-                _checked_live(params, record, keys, source, known, own)
-                if known and (step, seat) == last_not_own
-                else set()
-            )
-            position = _first_difference(
-                encodings, source, factors, published_passes[seat], checked_live  # type: ignore[arg-type]
-            )
+            source, factors = _after(step, keys[seat], source, factors)
+            position = _first_difference(encodings, source, factors, published_passes[seat], set())
             if position is not None:
-                return _found(
-                    seat, step, position, "does not follow from its committed secret and the deck before it"
-                )
+                return _found(seat, step, position, "does not follow from its committed secret and the deck before it")
+    return None
 
-    cards = tuple(params.cards[i] for i in source)
-    for entry in record.published:
-        deviation = _check_published(entry, keys[entry.seat], cards)
-        if deviation is not None:
-            return AuditResult(deviation, cards)
-    return AuditResult(None, cards)
+
+def _start(params: DeckParams) -> tuple[list[int], list[int]]:
+    """The deck before the first pass, the card encodings in card-code order, described as
+    ``_after`` describes a deck."""
+    return list(range(params.size)), [1] * params.size
+
+
+def _after(step: Step, keys: SeatKeys, source: list[int], factors: list[int]) -> tuple[list[int], list[int]]:
+    """The deck after an honest pass made with ``keys``, from the deck before it. A deck the
+    honest passes give is described without curve work (§8, "Passes from the encodings"):
+    position j holds x(factors[j] · H(c)), c being ``params.cards[source[j]]``."""
+    if step is Step.SHUFFLE_PASS:  # out[j] = d · in[permutation[j]] (§5.2)
+        return ([source[i] for i in keys.permutation],
+                [factors[i] * keys.deck_key % N for i in keys.permutation])
+    inverse = pow(keys.deck_key, -1, N)  # out[j] = (k_j · d⁻¹) · in[j]
+    return source, [f * k * inverse % N for f, k in zip(factors, keys.position_keys)]
 
 
 def _found(seat: int, step: Step, position: int | None, detail: str) -> AuditResult:
@@ -175,14 +196,13 @@ def _first_difference(encodings: CardEncodings, source: list[int], factors: list
 
 def _checked_live(params: DeckParams, record: DeckRecord, keys: list[SeatKeys], source: list[int],
                   known: Mapping[int, Card], own: int | None) -> set[int]:
-    """The positions of ``known`` at which the last pass ``own`` did not compute is right.
+    """The positions of ``known`` at which the final deck is right without a multiplication.
 
     There the caller found the card with every seat's key (§7): the final point is ±(the
     product of those keys)·(the card's encoding). If every seat but ``own`` published its key
     there, each the key its secret derives (``own`` used its own), and the card is the one the
-    secrets put there, that is the point the passes give. Lock passes keep positions, and the
-    caller's own later lock pass only multiplies by a scalar, which x-only arithmetic undoes
-    (x(k·P) = x(k·Q) only if P = ±Q): so the last pass it did not compute is right there too."""
+    secrets put there, that is the point the secrets give: the very comparison the audit would
+    make, since x(k·P) = x(k·Q) only if P = ±Q."""
     published_by: list[set[int]] = [set() for _ in range(params.size)]
     wrong: set[int] = set()
     for entry in record.published:

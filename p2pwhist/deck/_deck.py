@@ -166,7 +166,7 @@ class Deck:
 
     def audit(self) -> AuditResult:
         """``audit`` of this deck's record, reusing the card encodings this seat computed and
-        leaving out what it checked itself: its own passes, and the cards it found."""
+        leaving out the final positions where it found the card with the right keys."""
         return audit(self.params, self.record, self._encodings, own=self.seat, known=self._cards)
 
     @cached_property
