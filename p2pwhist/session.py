@@ -293,7 +293,7 @@ class Session:
         matches; one that does not was damaged or edited, and resuming from it could make us
         sign two different messages at one ``seq``."""
         if message.seat != self.seat:
-            self.receive(message.raw, message.seat)
+            self.receive_parsed(message, message.seat)
             return
         body = message.body
         if isinstance(body, Forfeit) and self._leaver is None:
@@ -322,6 +322,10 @@ class Session:
         """Check and take a peer's message; ``via`` is the seat whose connection carried it."""
         return self.take(self.check(raw, via))
 
+    def receive_parsed(self, message: SignedMessage, via: int, signature_checked: bool = False) -> SignedMessage:
+        """``receive`` for a message already parsed, as ``read_transcript`` yields a file's."""
+        return self.take(self.check_parsed(message, via, signature_checked))
+
     def check(self, raw: bytes, via: int) -> SignedMessage:
         """The envelope checks alone, which change nothing: well formed, validly signed by the
         seat it names, carried by that seat's connection (or the host's), and next in the log.
@@ -330,10 +334,21 @@ class Session:
         self._check_alive()
         try:
             message = parse(raw)
-            players = self.table.players
-            message.verify(players[message.seat].key if message.seat < len(players) else b"")
         except SignatureError as error:
             raise self._fail(BadMessage(via, str(error), len(self.log))) from None
+        return self.check_parsed(message, via)
+
+    def check_parsed(self, message: SignedMessage, via: int, signature_checked: bool = False) -> SignedMessage:
+        """``check`` for a message already parsed. ``signature_checked`` says the caller has
+        checked ``message``'s signature against this table's key for the seat it names
+        (``verify`` has a helper process do it, p2pwhist.signatures)."""
+        self._check_alive()
+        if not signature_checked:
+            try:
+                players = self.table.players
+                message.verify(players[message.seat].key if message.seat < len(players) else b"")
+            except SignatureError as error:
+                raise self._fail(BadMessage(via, str(error), len(self.log))) from None
         seq = len(self.log)
         if via not in (message.seat, HOST):
             # Only the host relays: a joiner's connection carries that joiner's messages alone.

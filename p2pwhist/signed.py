@@ -13,6 +13,7 @@ and the chain are the session's to check, since they need the table's keys and t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from typing import Any
@@ -56,9 +57,15 @@ class SignedMessage:
 
     def verify(self, public_key: bytes) -> None:
         try:
-            Ed25519PublicKey.from_public_bytes(public_key).verify(self.signature, self.signed)
+            _public_key(public_key).verify(self.signature, self.signed)
         except (InvalidSignature, ValueError):
             raise SignatureError(f"message {self.seq} from seat {self.seat} has a bad signature") from None
+
+
+@functools.lru_cache(maxsize=64)
+def _public_key(key: bytes) -> Ed25519PublicKey:
+    """A seat's key, loaded once for all its messages (a table has at most a few seats)."""
+    return Ed25519PublicKey.from_public_bytes(key)
 
 
 def sign(key: Ed25519PrivateKey, seq: int, prev: bytes, seat: int, kind: str, wire: Any) -> bytes:

@@ -4,7 +4,9 @@ The verifier replays every message into an observing session (``Session.observe`
 applies every check a seat applies during play (signatures, the chain, the schedule, every
 deck step, every move), and at the end of each hand the full audit: the deck recomputed from
 the revealed secrets, and every move replayed with every card known, which catches a revoke.
-So a peer during play and anyone afterwards reach their verdict by the same code.
+So a peer during play and anyone afterwards reach their verdict by the same code. Only the
+signatures of a long file are checked elsewhere: by a helper process, a window of messages
+ahead, which can only vouch (p2pwhist.signatures).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from p2pwhist.session import (
     RemoteError,
     Session,
 )
+from p2pwhist.signatures import CheckedAhead
 from p2pwhist.signed import Kind, SignatureError, SignedMessage
 from p2pwhist.wire import WireError
 
@@ -89,7 +92,8 @@ class Verdict:
 
 def verify(messages: Iterable[SignedMessage]) -> Verdict:
     """Judge a transcript's messages (as ``read_transcript`` yields them), taking each as it
-    comes and stopping at the first bad one: a hostile file costs no more than its good part."""
+    comes and stopping at the first bad one: a hostile file costs no more than its good part
+    and the window of messages read ahead for the signature helper (p2pwhist.signatures)."""
     stream: Iterator[SignedMessage] = iter(messages)
     start = next(stream, None)
     if start is None:
@@ -99,17 +103,23 @@ def verify(messages: Iterable[SignedMessage]) -> Verdict:
     except (RemoteError, LocalError, SignatureError) as error:
         reason = error.reason if isinstance(error, RemoteError) else str(error)
         return Verdict(False, False, None, (), start.digest, Fault(0, HOST, "the host", "?", reason))
+    with CheckedAhead(stream, [player.key for player in session.table.players]) as checked:
+        return _judged(session, checked)
+
+
+def _judged(session: Session, checked: CheckedAhead) -> Verdict:
+    """The verdict on the messages after START."""
     stopped = None
-    for message in stream:
+    for message, signature_checked in checked:
         try:
-            session.receive(message.raw, message.seat)
+            session.receive_parsed(message, message.seat, signature_checked)
         except Aborted as aborted:
             stopped = f"seat {aborted.seat} stopped the game at message {message.seq}: {aborted.reason}"
             break
         except (BadMessage, BrokenChain) as error:
             # The message proves nothing against the seat it names: the peer who recorded it
             # says, in its signed ABORT, whose connection carried it.
-            fault = _recorded_blame(session, error, _next_or_none(stream)) or _fault(session, error)
+            fault = _recorded_blame(session, error, _next_or_none(checked)) or _fault(session, error)
             return _verdict(session, valid=False, error=fault)
         except RemoteError as error:
             return _verdict(session, valid=False, error=_fault(session, error))
@@ -124,12 +134,13 @@ def verify(messages: Iterable[SignedMessage]) -> Verdict:
     return _verdict(session, valid=True, complete=complete, stopped=stopped)
 
 
-def _next_or_none(stream: Iterator[SignedMessage]) -> SignedMessage | None:
+def _next_or_none(checked: CheckedAhead) -> SignedMessage | None:
     """The next message, if there is a readable one: damage after a verdict does not change it."""
     try:
-        return next(stream, None)
-    except WireError:
+        message, _ = next(checked)
+    except (StopIteration, WireError):
         return None
+    return message
 
 
 def _recorded_blame(session: Session, error: RemoteError, notice: SignedMessage | None) -> Fault | None:
