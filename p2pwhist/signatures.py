@@ -11,11 +11,12 @@ The helper only ever vouches. A message it calls good skips the session's own si
 seat the table does not have, a helper that could not start or died) is checked in the
 verifier's process exactly as before. So the verdict is the same whatever the helper does.
 
-Run as a script, this file is the helper. It imports msgpack and cryptography alone, so it
-starts in about a tenth of a second. Its standard input is a msgpack stream: first the table's
-keys (a list of 32-byte Ed25519 public keys, by seat), then one ``[seat, signed, signature]``
-per message; for each message it writes one byte to standard output, 1 if ``signature`` is
-the seat's signature of ``signed``, else 0, in order.
+The helper is ``_helper_main`` in a new interpreter with the verifier's own import path, so it
+runs this very module wherever the verifier's came from. It imports msgpack and cryptography
+alone, and starts in about a tenth of a second. Its standard input is a msgpack stream: first
+the table's keys (a list of 32-byte Ed25519 public keys, by seat), then one
+``[seat, signed, signature]`` per message; for each message it writes one byte to standard
+output, 1 if ``signature`` is the seat's signature of ``signed``, else 0, in order.
 """
 
 from __future__ import annotations
@@ -28,11 +29,14 @@ from typing import TYPE_CHECKING
 
 import msgpack
 
-if TYPE_CHECKING:  # not imported when this file runs as the helper, which imports no p2pwhist
+if TYPE_CHECKING:  # the helper imports nothing of p2pwhist but this module
     from p2pwhist.signed import SignedMessage
 
 WINDOW = 256  # messages read ahead; a message is at most wire.MAX_FRAME bytes, so 16 MiB at worst
 FLUSH_EVERY = 16  # verdicts the helper writes at a time: soon enough that the verifier never waits long
+# The helper's command: -I keeps the environment and the working directory out, and the
+# verifier's own sys.path (the arguments) puts back exactly where it imports from.
+HELPER = "import sys; sys.path[:] = sys.argv[1:]; from p2pwhist.signatures import _helper_main; _helper_main()"
 
 
 class CheckedAhead:
@@ -134,7 +138,7 @@ def _start_helper(keys: list[bytes]) -> subprocess.Popen[bytes] | None:
     if not sys.executable:
         return None
     try:
-        helper = subprocess.Popen([sys.executable, "-I", __file__], stdin=subprocess.PIPE,
+        helper = subprocess.Popen([sys.executable, "-I", "-c", HELPER, *sys.path], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
         return None
@@ -185,7 +189,3 @@ def _public_key(loader: type, key: object) -> object | None:
         return loader.from_public_bytes(key)
     except (TypeError, ValueError):
         return None
-
-
-if __name__ == "__main__":
-    _helper_main()
