@@ -18,55 +18,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import random
-import subprocess
 import sys
-import tempfile
-import time
-from functools import partial
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Sequence
 
-import trio
-
-from p2pwhist.bodies import check_name
-from p2pwhist.bots import DEFAULT_LEVEL, LEVELS, Bot, check_level, make_bot
-from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText, HandResult
-from p2pwhist.games.match import MatchLength
-from p2pwhist.games.registry import GAMES, game_entry
-from p2pwhist.home import (
-    HomeError,
-    KnownPeers,
-    command_path,
-    identity_fingerprint,
-    load_identity,
-    secrets_path,
-    unfinished_games,
-)
-from p2pwhist.local import LocalMatch, play_match
-from p2pwhist.net import (
-    DEFAULT_PORT,
-    DEFAULT_TIMEOUT,
-    DEFAULT_WAIT,
-    Agent,
-    GameRecord,
-    HostOptions,
-    NetError,
-    PeerOptions,
-    host,
-    join,
-    parse_address,
-    unfinished,
-)
-from p2pwhist.session import Session
-from p2pwhist.signed import Kind, SignedMessage, fingerprint
-from p2pwhist.text import YOU, match_line
+from p2pwhist.bots import DEFAULT_LEVEL, LEVELS
+from p2pwhist.games.base import ConfigError, Game, GameEntry
+from p2pwhist.games.registry import GAMES
+from p2pwhist.home import HomeError, secrets_path, unfinished_games
+from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT
+from p2pwhist.text import match_line
 from p2pwhist.transcript import TranscriptError, read_transcript
-from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
-from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
 from p2pwhist.ui.scoresheet import scoresheet
-from p2pwhist.ui.terminal import hint_bot
 from p2pwhist.verify import verify
 
 EXIT_PEER = 1
@@ -123,7 +86,7 @@ def _game_arguments(parser: argparse.ArgumentParser, players_help: str) -> None:
     parser.add_argument("--variant", help=f"the rules' variant, for games that have one ({variants}; the first is the default)")
 
 
-def _game(args: argparse.Namespace) -> tuple[GameEntry, Game]:
+def chosen_game(args: argparse.Namespace) -> tuple[GameEntry, Game]:
     """The game the arguments ask for, or a usage error naming what the game allows."""
     entry = GAMES[args.game]
     players = entry.default_players if args.players is None else args.players
@@ -167,11 +130,6 @@ def _level_argument(parser: argparse.ArgumentParser) -> None:
 def _plain_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plain", action="store_true", help="the line interface, not the full-screen table "
                         "(which is the default for a person at a terminal)")
-
-
-def _full_screen(args: argparse.Namespace, person: bool) -> FullScreenPlayer | None:
-    """The full-screen table for a person at a real terminal, unless --plain."""
-    return FullScreenPlayer() if person and not args.plain and can_go_full_screen() else None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -255,8 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    commands = {"play": _play, "host": _host, "join": _join, "resume": _resume, "rules": _rules,
-                "verify": _verify, "show": _show}
+    commands = {"play": _playing("play"), "host": _playing("host"), "join": _playing("join"),
+                "resume": _playing("resume"), "rules": _rules, "verify": _verify, "show": _show}
     try:
         return commands[args.command](args)
     except BaseException as raised:  # noqa: BLE001 (sorted below; anything else propagates)
@@ -264,9 +222,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(error, (ConfigError, HomeError, TranscriptError)):
             print(f"p2pwhist: {error}", file=sys.stderr)
             return EXIT_USAGE
-        if isinstance(error, (NetError, InputClosed)):
-            print(f"p2pwhist: {error}", file=sys.stderr)
-            return EXIT_PEER
         if isinstance(error, KeyboardInterrupt):
             print("\np2pwhist: interrupted", file=sys.stderr)
             path = getattr(args, "transcript", None) or getattr(args, "path", None)
@@ -278,12 +233,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(error, BrokenPipeError):  # output piped into e.g. `head`, which stopped reading
             sys.stderr.close()
             return EXIT_PEER
+        if _from_a_peer(error):
+            print(f"p2pwhist: {error}", file=sys.stderr)
+            return EXIT_PEER
         raise
+
+
+def _playing(command: str) -> Callable[[argparse.Namespace], int]:
+    """A command that plays, from ``p2pwhist.cli_play``, imported only when one runs."""
+    def run(args: argparse.Namespace) -> int:
+        from p2pwhist import cli_play
+
+        return getattr(cli_play, f"{command}_command")(args)  # type: ignore[no-any-return]
+    return run
+
+
+def _from_a_peer(error: BaseException) -> bool:
+    """A peer or the network stopped the game, or our own input closed: what only the commands
+    that play raise, so their modules are imported here, not for every command."""
+    from p2pwhist.net import NetError
+    from p2pwhist.ui import InputClosed
+
+    return isinstance(error, (NetError, InputClosed))
 
 
 def _leaf(error: BaseException) -> BaseException:
     """The error that matters inside trio's exception groups (nurseries always raise groups)."""
     while isinstance(error, BaseExceptionGroup):
+        import trio  # only trio's nurseries raise groups: it is imported already
+
         leaves = [e for e in error.exceptions if not isinstance(e, trio.Cancelled)]
         error = (leaves or list(error.exceptions))[0]
     return error
@@ -365,351 +343,3 @@ def _show(args: argparse.Namespace) -> int:
         return 1
     print(scoresheet(verdict))
     return 0
-
-
-# -- networked play ------------------------------------------------------------------------
-
-
-class _Display:
-    """What a playing peer shows: a person's table and prompts, or a bot's progress lines.
-
-    With ``watch``, a bot plays and the table is shown from its seat as the game goes."""
-
-    def __init__(self, bot: str | None, watch: bool = False, full: FullScreenPlayer | None = None,
-                 level: str | None = None) -> None:
-        self.full = full  # the full-screen table, which then shows everything
-        self.bot_name = bot
-        self.level = level  # the search bot's (None: its default)
-        self.bot = None  # made once the game is known: a joiner learns it from START
-        self.watch = watch
-        self.ui: TerminalPlayer | None = None  # made once the seat and the names are known
-        self.words: GameText | None = None
-        self._results = 0
-        self._awaited: int | None = None  # the other seat whose move we last said we wait for
-
-    def agent(self) -> Agent:
-        if self.full is not None:
-            return Agent(self.full.choose, threaded=False, wish=self.full.another_hand)
-        if self.bot_name is not None:
-            # In a worker thread: a searching bot thinks for up to a second, and the peer must
-            # stay responsive meanwhile (the host relays, timeouts run).
-            return Agent(lambda view: self.bot.choose(view), threaded=True)  # type: ignore[union-attr]
-        return Agent(lambda view: self.ui.choose(view), threaded=True,  # type: ignore[union-attr]
-                     wish=lambda: self.ui.another_hand())  # type: ignore[union-attr]
-
-    def on_event(self, session: Session, message: SignedMessage) -> None:
-        if self.words is None:  # the first message of the game: START
-            entry = game_entry(session.table.game)
-            self.words = entry.text
-            if self.bot_name is not None:
-                if self.bot_name not in entry.bots:
-                    raise ConfigError(f"{entry.name} has no {self.bot_name!r} bot (it has {', '.join(entry.bots)})")
-                # OS-seeded and on the real clock: the edge may be random and read the time.
-                self.bot = make_bot(entry.bots[self.bot_name], random.Random(), self.level, time.perf_counter)
-        if self.full is not None:
-            self.full.on_event(session, message)
-            return
-        if self.ui is None and (self.bot_name is None or self.watch):
-            names = [p.name for p in session.table.players]
-            if not self.watch:
-                names[session.seat] = "You"
-            self.ui = TerminalPlayer(session.seat, self.words, sys.stdin, sys.stdout, names=names,
-                                     hints=hint_bot(game_entry(session.table.game)))
-        match = session.match
-        if self.ui is not None and message.kind is Kind.PLAY:  # show each trick or round as it ends
-            self.ui.follow(session.view())
-        if self.ui is not None and not self.watch:
-            self._say_whom_we_wait_for(session)
-        if match is not None and len(match.results) > self._results:
-            self._results = len(match.results)
-            result: HandResult = match.results[-1]
-            if self.ui is not None:
-                self.ui.hand_over(match.hands[-1], result)
-            else:
-                names = [p.name for p in session.table.players]
-                print(f"Hand {self._results}: {self.words.result_line(result, names)}", flush=True)
-
-    def _say_whom_we_wait_for(self, session: Session) -> None:
-        """"Waiting for bob..." once each time another seat is to move (the line interface)."""
-        seat = session.waiting_for if session.expected_kind is Kind.PLAY else None
-        if seat is not None and seat != session.seat and seat != self._awaited:
-            print(f"Waiting for {session.table.players[seat].name}...", flush=True)
-        self._awaited = seat
-
-    def run(self, main, *args):
-        """``trio.run(main, *args)``, with the full-screen table beside it if there is one."""
-        return trio.run(self.full.run, main, *args) if self.full is not None else trio.run(main, *args)
-
-    def finish(self, record: GameRecord) -> None:
-        names = [p.name for p in record.table.players]
-        outcome = record.outcome
-        assert outcome is not None
-        left = outcome.forfeited
-        if left is not None:
-            print(f"{names[left.seat]} left the match: {left.reason}.")
-        print(f"Match over. {match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
-        print(f"Transcript: {record.transcript}")
-
-
-def _trust_prompt(bot: str | None, known: KnownPeers):
-    """Ask the person at the terminal about a key we never played with; None when nobody is
-    there (a bot, no terminal): new keys are then accepted (``net._check_trust``)."""
-    if bot or not sys.stdin.isatty():
-        return None
-
-    async def ask(name: str, key: bytes) -> bool:
-        before = known.named(name)[-2:]
-        if before:  # the name is known, the key is not: say so plainly, it may be an impostor
-            question = (f"This is a different key from the {name!r} you played before (now {fingerprint(key)}, "
-                        f"before {' or '.join(before)}): someone else may be using that name. "
-                        "Play with this key? [y/N] ")
-        else:
-            question = f"New player {name!r} with key {fingerprint(key)}. Trust it? [y/N] "
-        answer = await trio.to_thread.run_sync(input, question, abandon_on_cancel=True)
-        return answer.strip().lower() in ("y", "yes")
-
-    return ask
-
-
-def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
-    """What ``host`` and ``join`` share. A ``--transcript`` that exists is the game to go on
-    with if it is an unfinished game of ours (its secrets file beside it); otherwise it is
-    never overwritten."""
-    key = load_identity(args.identity)
-    resume = None
-    if args.transcript is not None:  # found now, not once the game began (the files are made with O_EXCL then)
-        saved = secrets_path(args.transcript)
-        if os.path.lexists(args.transcript) and os.path.lexists(saved):
-            resume = unfinished(args.transcript, key).path
-        elif os.path.lexists(args.transcript):  # a file, or a symbolic link even to nowhere
-            raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
-        elif os.path.lexists(saved):
-            raise ConfigError(f"{saved} already exists: a secrets file is never reused (whoever made it "
-                              "could read your cards; remove it if it is yours)")
-    name = _person_name(args.name)
-    known = KnownPeers.default()
-    return PeerOptions(
-        name=name,
-        key=key,
-        agent=display.agent(),
-        transcript=args.transcript,
-        timeout=args.timeout,
-        known=known,
-        trust_new=_trust_prompt(args.bot, known),
-        report=display.full.report if display.full is not None else partial(print, flush=True),
-        on_event=display.on_event,
-        wait=args.wait,
-        command=args.argv,
-        resume=resume,
-    )
-
-
-def _finished(args: argparse.Namespace) -> bool:
-    """Whether ``--transcript`` names a game that is over (no secrets file beside it), which
-    this same command, run again after it ended, only reports: the match's result, once."""
-    path = args.transcript
-    if path is None or not os.path.isfile(path) or os.path.islink(path) or os.path.lexists(secrets_path(path)):
-        return False
-    try:
-        verdict = verify(read_transcript(path))
-    except TranscriptError:
-        return False  # not a transcript: ``_options`` refuses to overwrite it
-    if not verdict.valid or verdict.session is None or verdict.session.outcome is None:
-        return False
-    outcome, names = verdict.session.outcome, [p.name for p in verdict.session.table.players]
-    left = outcome.forfeited
-    print(f"{path} holds a match that is over. "
-          f"{match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
-    return True
-
-
-def _host(args: argparse.Namespace) -> int:
-    if _finished(args):
-        return 0
-    _, game = _game(args)
-    length = MatchLength(hands=args.hands, minutes=args.minutes)  # neither: an open match
-    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level)
-    options = _options(args, display)
-    if options.resume is None and args.transcript is None:
-        options.resume = _same_command(args.argv) or _unfinished_table(options, game, length)
-    record = display.run(host, options, HostOptions(game, length, args.port, args.bind))
-    display.finish(record)
-    return 0
-
-
-def _same_command(argv: list[str]) -> Path | None:
-    """The newest unfinished game that this very command line started: running it again
-    goes on with that game."""
-    for path in unfinished_games():
-        try:
-            if json.loads(command_path(path).read_text()).get("argv") == argv:
-                return path
-        except (OSError, ValueError, AttributeError):
-            continue
-    return None
-
-
-def _unfinished_table(options: PeerOptions, game: Game, length: MatchLength) -> Path | None:
-    """The newest unfinished game we hosted with this very configuration, which running the
-    same ``host`` command again goes on with."""
-    for path in unfinished_games():
-        try:
-            found = unfinished(path, options.key)
-        except ConfigError:
-            continue
-        if found.seat == 0 and found.table.game == game and found.table.length == length:
-            return path
-    return None
-
-
-def _join(args: argparse.Namespace) -> int:
-    address, port = parse_address(args.address)
-    if _finished(args):
-        return 0
-    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level)
-    options = _options(args, display)
-    if options.resume is None and args.transcript is None:
-        options.resume = _same_command(args.argv)
-    print(f"Your key fingerprint is {identity_fingerprint(options.key)}", flush=True)
-    record = display.run(join, options, address, port, args.expect)
-    display.finish(record)
-    return 0
-
-
-def _resume(args: argparse.Namespace) -> int:
-    """Run again the command that started the unfinished game, with its transcript named."""
-    if args.path is None:
-        games = unfinished_games()
-        if not games:
-            raise ConfigError("there is no unfinished game to resume in $P2PWHIST_HOME/games")
-        args.path = games[0]
-    if not args.path.is_file():
-        raise ConfigError(f"there is no file {args.path}")
-    if not secrets_path(args.path).is_file():
-        raise ConfigError(f"{args.path} is not an unfinished game: the secrets file beside it is gone "
-                          "(a game deletes it when it ends)")
-    command = command_path(args.path)
-    try:
-        argv = json.loads(command.read_text())["argv"]
-        if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv) and argv[:1] in (["host"], ["join"])):
-            raise ValueError("not a command")
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ConfigError(f"cannot tell how {args.path} was played ({command.name}: {error}); "
-                          "run the host or join command that started it again, with --transcript") from None
-    if "--transcript" in argv:  # named again below, as an absolute path: we may be elsewhere now
-        at = argv.index("--transcript")
-        argv = argv[:at] + argv[at + 2 :]
-    argv = [*argv, "--transcript", str(args.path.absolute())]
-    print(f"Resuming {args.path}: p2pwhist {' '.join(argv)}", flush=True)
-    return main(argv)
-
-
-# The computer players of ``play`` wait for a person: give them a day rather than minutes.
-PLAY_BOT_TIMEOUT = 86400.0
-
-
-def _play(args: argparse.Namespace) -> int:
-    """A host in this process (the person, or a watched bot) and bots as separate processes."""
-    entry, game = _game(args)
-    args.bot = args.bot or entry.default_bot
-    if args.bot not in entry.bots:
-        raise ConfigError(f"{entry.name} has no {args.bot!r} bot (it has {', '.join(entry.bots)})")
-    check_level(entry.bots[args.bot], args.level)
-    if args.local:
-        return _play_local(args, entry, game)
-    display = _Display(args.bot if args.watch else None, watch=args.watch, full=_full_screen(args, not args.watch),
-                       level=args.level)
-    # No hosting instructions to print, and no known peers: the bots' keys are new every time.
-    # A person plays under their own name; a bot is named by its kind and seat.
-    options = PeerOptions(name=_bot_name(args.bot, 0) if args.watch else _person_name(None),
-                          key=load_identity(None), agent=display.agent(), transcript=None,
-                          timeout=PLAY_BOT_TIMEOUT, report=lambda line: None, on_event=display.on_event)
-
-    async def run() -> GameRecord:
-        records: list[GameRecord] = []
-        seated = [trio.Event() for _ in range(game.players)]  # seated[k]: k joiners are seated
-
-        async def host_task(task_status=trio.TASK_STATUS_IGNORED) -> None:
-            table = HostOptions(game, MatchLength(hands=args.hands), 0, "127.0.0.1",
-                                seated=lambda count: seated[count].set())
-            records.append(await host(options, table, task_status=task_status))
-
-        with tempfile.TemporaryDirectory(prefix="p2pwhist-bots-") as homes:
-            async with trio.open_nursery() as nursery:
-                port = await nursery.start(host_task)
-                for seat in range(1, game.players):  # one at a time, so that each sits where it is named
-                    name = _bot_name(args.bot, seat)
-                    command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", args.bot,
-                               "--name", name, "--timeout", str(PLAY_BOT_TIMEOUT)]
-                    if args.level is not None:
-                        command += ["--level", args.level]
-                    env = {**os.environ, "P2PWHIST_HOME": str(Path(homes) / f"bot{seat}")}
-                    nursery.start_soon(_bot_process, command, env, name)
-                    await seated[seat].wait()
-        return records[0]
-
-    record = display.run(run)
-    display.finish(record)
-    return 0
-
-
-def _person_name(given: str | None) -> str:
-    """The name a person plays under: ``--name``, else their login name."""
-    return check_name(given or os.environ.get("USER") or os.environ.get("USERNAME") or "player")
-
-
-def _bot_name(kind: str, seat: int) -> str:
-    return f"{kind}-{seat}"
-
-
-async def _bot_process(command: list[str], env: dict[str, str], name: str) -> None:
-    """Run one computer player; if it fails, stop the game with its last words."""
-    # trio collects a child's output only with capture_stderr; stderr=PIPE is refused here.
-    done = await trio.run_process(command, check=False, stdout=subprocess.DEVNULL, capture_stderr=True, env=env)
-    if done.returncode != 0:
-        lines = done.stderr.decode(errors="replace").strip().splitlines() or [f"exit code {done.returncode}"]
-        raise NetError(f"the computer player {name} stopped: {lines[-1]}")
-
-
-def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
-    """The match in this process (``local.LocalMatch``), bots in every seat but the person's
-    (seat 0): on the full-screen table at a terminal, whose trio loop then drives the match, else
-    on the line interface. ``--watch`` shows the bots' game as lines: the full-screen table has
-    no spectator's view, it is always one seat's."""
-    rng = random.Random(args.seed)
-    # A seeded game repeats exactly: its bots keep to their playout budgets, with no clock.
-    clock = None if args.seed is not None else time.perf_counter
-    bots = [make_bot(entry.bots[args.bot], rng, args.level, clock) for _ in range(game.players)]
-    length = MatchLength(hands=args.hands)
-    full = None if args.watch else _full_screen(args, True)
-    if full is None:
-        ui = (Watcher(entry.text, sys.stdout) if args.watch
-              else TerminalPlayer(0, entry.text, sys.stdin, sys.stdout, hints=hint_bot(entry)))
-        if not args.watch:
-            bots[0] = ui
-        on_move = ui.on_move if isinstance(ui, Watcher) else None
-        ui.match_over(play_match(game, length, bots, rng, on_hand=ui.hand_over, on_move=on_move))
-        return 0
-
-    # Named as in networked play: the person under their own name, each bot by its kind and seat.
-    names = [_person_name(None), *(_bot_name(args.bot, seat) for seat in range(1, game.players))]
-    full.sit(entry.text, 0, [YOU, *names[1:]], hint_bot(entry))
-    local = LocalMatch(game, length, rng)
-    trio.run(full.run, _local_turns, full, local, bots)
-    match = local.match
-    print(f"Match over. {match_line(names, match.points, match.winner)}.")
-    return 0
-
-
-async def _local_turns(full: FullScreenPlayer, local: LocalMatch, bots: Sequence[Bot]) -> None:
-    """Play ``local`` to its end on the full-screen table ``full``: the person in seat 0, each
-    other seat's bot in a worker thread, so that the screen takes keys and redraws while a bot
-    thinks. One thread at a time, as the seeded game's one ``random.Random`` needs."""
-    while (turn := local.next_turn()) is not None:
-        full.follow(local.match)
-        if turn.seat == 0:
-            move = await full.choose(turn.view())
-        else:
-            move = await trio.to_thread.run_sync(bots[turn.seat].choose, turn.view(), abandon_on_cancel=True)
-        if local.play(move) is not None:  # the hand is over: its result stays until a key
-            full.follow(local.match)

@@ -65,6 +65,7 @@ from p2pwhist.home import (
     secrets_path,
     unfinished_games,
 )
+from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT
 from p2pwhist.session import (
     HOST,
     SECRET_SIZE,
@@ -96,11 +97,6 @@ HANDSHAKE_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
 # A joiner answers WELCOME once it has checked the host's key, which may mean asking its person.
 READY_TIMEOUT = 120.0
-# Humans think: the most one seat may take over one message is generous; bots answer in
-# milliseconds, so tests and benchmarks set it lower with --timeout.
-DEFAULT_TIMEOUT = 600.0
-# How long the table waits for a seat whose connection was lost (--wait).
-DEFAULT_WAIT = 300.0
 # While the table waits for a seat, every this many seconds (or a quarter of the limit, if
 # that is less) the others, and the seat itself, are told how long.
 NOTICE_EVERY = 30.0
@@ -1737,10 +1733,6 @@ def _seat_of(start: SignedMessage, key) -> tuple[Table, int]:
     if not seats or seats[0] == HOST:
         raise NetError("the host's table does not seat us")
     return table, seats[0]
-
-
-# The port ``host`` listens on and ``join`` connects to unless told otherwise.
-DEFAULT_PORT = 7878
 
 
 def parse_address(text: str) -> tuple[str, int]:

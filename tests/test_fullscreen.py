@@ -22,7 +22,7 @@ import pytest
 import trio
 import urwid
 
-from p2pwhist.cli import _local_turns
+from p2pwhist.cli_play import _local_turns
 from p2pwhist.games.base import Play, View
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES

@@ -16,7 +16,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from netutil import DEADLINE, POLL, FakePeer, Peer, Peers
 
-from p2pwhist import cli, net
+from p2pwhist import cli, cli_play, net
 from p2pwhist.home import (
     MAX_KNOWN,
     MAX_KNOWN_BYTES,
@@ -107,8 +107,8 @@ def test_a_planted_path_named_on_the_command_line_is_refused_before_anything_sta
     monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path / "home"))
     (tmp_path / planted).symlink_to(tmp_path / "theirs")  # a link to nowhere yet: .exists() is False
     args = cli.build_parser().parse_args(["host", "--bot", "random", "--transcript", str(tmp_path / "game.p2pw")])
-    with pytest.raises(cli.ConfigError) as refused:
-        cli._options(args, cli._Display("random"))
+    with pytest.raises(cli_play.ConfigError) as refused:
+        cli_play._options(args, cli_play._Display("random"))
     assert f"{tmp_path / planted} already exists" in str(refused.value)
     assert not (tmp_path / "theirs").exists()
 
@@ -290,8 +290,8 @@ def test_a_person_is_asked_plainly_about_a_known_name_with_a_new_key(tmp_path, m
         return "n"
 
     monkeypatch.setattr("builtins.input", answer)
-    monkeypatch.setattr(cli.sys, "stdin", type("Terminal", (), {"isatty": lambda self: True})())
-    options, lines = _options(tmp_path, cli._trust_prompt(None, known))
+    monkeypatch.setattr(cli_play.sys, "stdin", type("Terminal", (), {"isatty": lambda self: True})())
+    options, lines = _options(tmp_path, cli_play._trust_prompt(None, known))
     with pytest.raises(ChangedKey) as refused:
         trio.run(net._check_trust, options, "bob", new)
     (question,) = asked

@@ -1,0 +1,10 @@
+"""The defaults of a networked game, apart from ``p2pwhist.net``: the argument parser shows
+them, and ``p2pwhist verify`` should not wait for trio to import to print its help."""
+
+# The port ``host`` listens on and ``join`` connects to unless told otherwise.
+DEFAULT_PORT = 7878
+# Humans think: the most one seat may take over one message is generous; bots answer in
+# milliseconds, so tests and benchmarks set it lower with --timeout.
+DEFAULT_TIMEOUT = 600.0
+# How long the table waits for a seat whose connection was lost (--wait).
+DEFAULT_WAIT = 300.0
