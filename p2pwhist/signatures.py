@@ -25,9 +25,13 @@ import subprocess
 import sys
 from collections import deque
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 import msgpack
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from p2pwhist.wire import WireError
 
 if TYPE_CHECKING:  # the helper imports nothing of p2pwhist but this module
     from p2pwhist.signed import SignedMessage
@@ -57,13 +61,13 @@ class CheckedAhead:
         self._helper: subprocess.Popen[bytes] | None = None
         self._started = False
 
-    def __enter__(self) -> CheckedAhead:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def __iter__(self) -> CheckedAhead:
+    def __iter__(self) -> Self:
         return self
 
     def __next__(self) -> tuple[SignedMessage, bool]:
@@ -96,7 +100,7 @@ class CheckedAhead:
                 batch.append(next(self._stream))
         except StopIteration:
             self._ended = True
-        except Exception as error:  # the stream's own error (a damaged file), raised in its turn
+        except WireError as error:  # a damaged file (TranscriptError), raised in its turn
             self._ended, self._raised = True, error
         if first:
             self._started = True
@@ -153,9 +157,6 @@ def _start_helper(keys: list[bytes]) -> subprocess.Popen[bytes] | None:
 
 def _helper_main() -> None:
     """The helper: verdicts for the messages on standard input (see the module docstring)."""
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
     source, out = sys.stdin.buffer, sys.stdout.buffer
     unpacker = msgpack.Unpacker(max_buffer_size=1 << 24)
     keys: list[Ed25519PublicKey | None] | None = None
@@ -164,7 +165,7 @@ def _helper_main() -> None:
         verdicts = bytearray()
         for item in unpacker:
             if keys is None:
-                keys = [_public_key(Ed25519PublicKey, key) for key in item]
+                keys = [_public_key(key) for key in item]
                 continue
             seat, signed, signature = item
             key = keys[seat] if type(seat) is int and 0 <= seat < len(keys) else None
@@ -184,8 +185,9 @@ def _helper_main() -> None:
         out.flush()
 
 
-def _public_key(loader: type, key: object) -> object | None:
+def _public_key(key: object) -> Ed25519PublicKey | None:
+    """A seat's key, or None for one no signature can match."""
     try:
-        return loader.from_public_bytes(key)
+        return Ed25519PublicKey.from_public_bytes(key)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return None

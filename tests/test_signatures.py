@@ -4,6 +4,7 @@ The helper may only vouch: what it calls good must be good, and whatever it does
 never start) the verdict must be the one the verifier reaches alone."""
 
 import pytest
+from test_verify import write
 
 from p2pwhist import signatures
 from p2pwhist.games.boxwhist import BoxWhist
@@ -13,7 +14,6 @@ from p2pwhist.signed import parse
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.verify import verify
 from p2pwhist.wire import pack
-from test_verify import write
 
 WINDOW = 8
 
@@ -66,10 +66,10 @@ def test_what_the_stream_raises_comes_after_every_message_before_it(log):
         raise TranscriptError("damaged", 20)
 
     taken = []
-    with CheckedAhead(stream(), keys(log), window=WINDOW) as checked:
-        with pytest.raises(TranscriptError, match="message 20: damaged"):
-            for message, _ in checked:
-                taken.append(message)
+    with CheckedAhead(stream(), keys(log), window=WINDOW) as checked, \
+            pytest.raises(TranscriptError, match="message 20: damaged"):
+        for message, _ in checked:
+            taken.append(message)
     assert taken == log[1:20]
 
 
