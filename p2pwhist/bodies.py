@@ -237,8 +237,9 @@ class Resumed:
 @dataclass(frozen=True, slots=True)
 class Done(Resumed):
     """The host's last word to a joiner, once the game's log is complete and the joiner holds
-    all of it: ``{"done": {"have": N}}``. Until it comes, a joiner whose log is complete stays
-    (and returns if its connection drops), since the host may still lack its last message."""
+    all of it: ``{"done": {"have": N}}``, which the joiner answers in kind (wire.md §2). Until
+    it comes, a joiner whose log is complete stays (and returns if its connection drops), since
+    the host may still lack its last message."""
 
     LABEL: ClassVar[str] = "done"
 

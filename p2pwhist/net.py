@@ -907,12 +907,9 @@ class _Seats:
             await self.deliver()
             for seat in sorted(missing):
                 connection = self.connections[seat]
-                if connection is not None and connection.delivered == len(raws):
-                    try:
-                        await connection.link.send(done)
-                        missing.discard(seat)
-                    except NetError as error:
-                        self._lost(seat, connection, error)
+                if connection is not None and connection.delivered == len(raws) and \
+                        await self._done_answered(seat, connection, done, len(raws)):
+                    missing.discard(seat)
             if not missing:
                 return
             until = max(self.lost_at.get(seat, trio.current_time()) for seat in missing) + wait
@@ -920,6 +917,26 @@ class _Seats:
                 return  # they did not come back: their transcripts stay a few messages short
             with trio.move_on_at(until):
                 await self._returned.wait()
+
+    async def _done_answered(self, seat: int, connection: _Connection, done: bytes, have: int) -> bool:
+        """Say DONE to ``seat`` and hear it say DONE back, holding the whole log (wire.md §2).
+        That the DONE was written proves nothing: the kernel takes a write into a connection
+        whose peer has just died, and a joiner killed right after its last message would be
+        counted finished, left a message short when it comes back to a host that is gone."""
+        try:
+            await connection.link.send(done)
+            with trio.fail_after(HANDSHAKE_TIMEOUT):  # a joiner answers at once
+                answer = await connection.link.receive()
+            with contextlib.suppress(WireError):
+                if Done.from_wire(unpack(answer)) == Done(have):
+                    return True
+            error = NetError(f"{connection.link.name} did not answer DONE", seat)
+        except trio.TooSlowError:
+            error = NetError(f"{connection.link.name} did not answer DONE", seat)
+        except NetError as lost:
+            error = lost
+        self._lost(seat, connection, error)  # as for any connection down at the end: it may return
+        return False
 
     def _lost(self, seat: int, connection: _Connection, error: NetError) -> None:
         if self.connections[seat] is not connection:
@@ -1494,6 +1511,8 @@ class _HostLine:
                 if not isinstance(word, Done):
                     self._show(word)  # type: ignore[arg-type]
                     continue
+                with contextlib.suppress(NetError):  # the host counts us finished on this answer
+                    await connection.link.send(pack(Done(len(self.files.raws)).to_wire()))
             return
 
     def received(self, via: int) -> None:

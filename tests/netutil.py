@@ -28,7 +28,7 @@ from typing import Any, Self
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pwhist.bodies import PROTOCOL_VERSION, READY, Welcome
+from p2pwhist.bodies import PROTOCOL_VERSION, READY, Done, Welcome
 from p2pwhist.games.registry import GAMES
 from p2pwhist.session import HOST, Need, Session
 from p2pwhist.signed import Kind, parse, public_bytes
@@ -276,8 +276,10 @@ def seat_at(peer: FakePeer, key: Ed25519PrivateKey) -> Session:
     return Session(start, seat, key, lambda: secrets.token_bytes(32))
 
 
-def play(peer: FakePeer, session: Session, bot: str | None = None) -> None:
-    """Play honestly: with a bot, to the end of the match; without, up to our first move."""
+def play(peer: FakePeer, session: Session, bot: str | None = None, answer_done: bool = True) -> None:
+    """Play honestly: with a bot, to the end of the match, then take the host's DONE and
+    answer it as a joiner does (wire.md §2), unless ``answer_done`` is False; without a bot,
+    up to our first move."""
     chooser = GAMES[session.table.game.name].bots[bot](random.Random(0)) if bot else None
     while (need := session.need) is not Need.DONE:
         if need is Need.PEER:
@@ -288,6 +290,9 @@ def play(peer: FakePeer, session: Session, bot: str | None = None) -> None:
             return
         else:
             peer.send_payload(session.produce(chooser.choose(session.view()) if need is Need.MOVE else None).raw)
+    if answer_done:
+        assert Done.from_wire(peer.receive_value()) == Done(len(session.log))
+        peer.send(Done(len(session.log)).to_wire())
 
 
 # -- faults between processes: kill and restart a peer, or cut its connection ---------------

@@ -10,7 +10,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from netutil import NAMES, FakePeer, Peers, play, seat_at
 from p2pwhist import net
-from p2pwhist.bodies import PROTOCOL_VERSION, Rejoin, Resumed
+from p2pwhist.bodies import PROTOCOL_VERSION, Done, Rejoin, Resumed
 from p2pwhist.bots import RandomBot
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
@@ -80,6 +80,35 @@ def test_only_the_seat_with_its_own_log_gets_back_in(tmp_path):
     for words in ("Refused bob: the table is full", "Refused bob: bob (seat 1) did not prove",
                   "Refused bob: bob (seat 1)'s transcript differs"):
         assert words in out, out
+
+
+def test_a_joiner_gone_before_answering_done_is_waited_for_and_finishes_when_it_returns(tmp_path):
+    """bob plays the match to its last message, takes the host's DONE, and is gone without
+    answering it, as a peer killed right after its last message whose kernel still took the
+    DONE. The host must not count him finished (wire.md §2): it waits, takes him back when he
+    returns, says DONE again, and leaves on his answer. A host that counted the written DONE
+    would have left at once, and bob's return would find nobody."""
+    key = Ed25519PrivateKey.generate()
+    with Peers(tmp_path) as peers:
+        host = peers.host("alice", "--wait", "60", "--transcript", str(tmp_path / "alice.p2pw"))
+        bob = FakePeer.connect(host.port)
+        bob.sit("bob", key)
+        session = seat_at(bob, key)
+        play(bob, session, bot="random", answer_done=False)
+        have = len(session.log)
+        assert Done.from_wire(bob.receive_value()) == Done(have)
+        bob.close()
+
+        back = FakePeer.connect(host.port)
+        reply = _rejoin(back, "bob", public_bytes(key.public_key()), key.sign, session.game_id, 1, have, session.head)
+        assert Resumed.from_wire(reply).have == have
+        assert Done.from_wire(back.receive_value()) == Done(have)
+        back.send(Done(have).to_wire())
+        finished = host.peer.finish()
+        back.close()
+    assert finished.code == 0, finished.err
+    assert "bob is back" in finished.out
+    assert verify(read_transcript(tmp_path / "alice.p2pw")).complete
 
 
 async def test_a_seat_too_slow_over_its_move_forfeits_and_is_told_so(tmp_path):
