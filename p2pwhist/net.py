@@ -936,6 +936,7 @@ class _Seats:
         except NetError as lost:
             error = lost
         self._lost(seat, connection, error)  # as for any connection down at the end: it may return
+        await connection.link.close()
         return False
 
     def _lost(self, seat: int, connection: _Connection, error: NetError) -> None:

@@ -5,6 +5,7 @@ import hashlib
 import random
 import time
 
+import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -82,12 +83,14 @@ def test_only_the_seat_with_its_own_log_gets_back_in(tmp_path):
         assert words in out, out
 
 
-def test_a_joiner_gone_before_answering_done_is_waited_for_and_finishes_when_it_returns(tmp_path):
+@pytest.mark.parametrize("gone", ["silent", "wrong answer"])
+def test_a_joiner_gone_before_answering_done_is_waited_for_and_finishes_when_it_returns(tmp_path, gone):
     """bob plays the match to its last message, takes the host's DONE, and is gone without
-    answering it, as a peer killed right after its last message whose kernel still took the
-    DONE. The host must not count him finished (wire.md §2): it waits, takes him back when he
-    returns, says DONE again, and leaves on his answer. A host that counted the written DONE
-    would have left at once, and bob's return would find nobody."""
+    answering it (as a peer killed right after its last message, whose kernel still took the
+    DONE), or answers with another count. The host must not count him finished (wire.md §2):
+    it waits, takes him back when he returns, says DONE again, and leaves on his answer. A
+    host that counted the written DONE would have left at once, and bob's return would find
+    nobody."""
     key = Ed25519PrivateKey.generate()
     with Peers(tmp_path) as peers:
         host = peers.host("alice", "--wait", "60", "--transcript", str(tmp_path / "alice.p2pw"))
@@ -97,6 +100,9 @@ def test_a_joiner_gone_before_answering_done_is_waited_for_and_finishes_when_it_
         play(bob, session, bot="random", answer_done=False)
         have = len(session.log)
         assert Done.from_wire(bob.receive_value()) == Done(have)
+        if gone == "wrong answer":
+            bob.send(Done(have - 1).to_wire())
+            assert bob.receive() is None  # the host hangs up on it
         bob.close()
 
         back = FakePeer.connect(host.port)
