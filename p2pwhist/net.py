@@ -925,13 +925,11 @@ class _Seats:
         counted finished, left a message short when it comes back to a host that is gone."""
         try:
             await connection.link.send(done)
-            with trio.fail_after(HANDSHAKE_TIMEOUT):  # a joiner answers at once
+            with trio.move_on_after(HANDSHAKE_TIMEOUT):  # a joiner answers at once
                 answer = await connection.link.receive()
-            with contextlib.suppress(WireError):
-                if Done.from_wire(unpack(answer)) == Done(have):
-                    return True
-            error = NetError(f"{connection.link.name} did not answer DONE", seat)
-        except trio.TooSlowError:
+                with contextlib.suppress(WireError):
+                    if Done.from_wire(unpack(answer)) == Done(have):
+                        return True
             error = NetError(f"{connection.link.name} did not answer DONE", seat)
         except NetError as lost:
             error = lost
