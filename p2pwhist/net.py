@@ -153,19 +153,20 @@ class GameRecord:
 
 
 class LinkError(Exception):
-    """A connection is gone, or sent what makes no frame we take; ``sample`` holds the start
-    of such bytes, to say what the other side was."""
+    """A connection is gone, or (``bad``) sent what makes no frame we take; ``sample`` holds
+    the start of what it sent last, to say what the other side was."""
 
-    def __init__(self, reason: str, sample: bytes | None = None) -> None:
+    def __init__(self, reason: str, sample: bytes | None = None, bad: bool = False) -> None:
         super().__init__(reason)
         self.sample = sample
+        self.bad = bad
 
 
 class Link:
     """One TCP connection (or any trio stream), read one frame at a time and no further: the
     4-byte length first, refused at once if it is over the limit the caller gives for this
     frame, then exactly the rest. So a connection holds at most one frame, and the limit may
-    change from one frame to the next."""
+    change from one frame to the next.""" 
 
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
@@ -176,14 +177,16 @@ class Link:
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
             raise LinkError(f"disconnected ({_os_words(error)})") from None
 
-    async def receive(self, limit: int) -> bytes:
+    async def receive(self, limit: Callable[[], int]) -> bytes:
+        """The next frame's payload; ``limit`` says the largest taken, asked once its length
+        has come (the connection's role may have changed while we waited for it)."""
         header = await self._exactly(LENGTH.size, b"")
         (size,) = LENGTH.unpack(header)
-        if size > limit:
+        if size > (limit := limit()):
             more = b""
             with trio.move_on_after(0.2):  # a little more of what it says, to tell what it is
                 more = await self._some()
-            raise LinkError(f"sent a frame of {size} bytes, over the {limit}-byte limit", header + more)
+            raise LinkError(f"sent a frame of {size} bytes, over the {limit}-byte limit", header + more, bad=True)
         return await self._exactly(size, header)
 
     async def _exactly(self, count: int, before: bytes) -> bytes:
@@ -399,13 +402,12 @@ class _Edge:
     async def _read(self, conn_id: int, conn: _Conn) -> None:
         while True:
             await conn.readable.wait()
-            limit = self.machine.frame_limit(conn_id)
-            if limit is None:
+            if self.machine.frame_limit(conn_id) is None:
                 return
             try:
-                payload = await conn.link.receive(limit)
+                payload = await conn.link.receive(lambda: self.machine.frame_limit(conn_id) or 0)
             except LinkError as error:
-                await self._lose(conn_id, conn, str(error), error.sample)
+                await self._lose(conn_id, conn, str(error), error.sample, error.bad)
                 return
             conn.readable = trio.Event()  # the next frame waits until the machine has taken this one
             await self._post(Received(conn_id, payload))
@@ -426,12 +428,13 @@ class _Edge:
                     await self._lose(conn_id, conn, f"stopped reading: a write waited {SEND_TIMEOUT:g} s")
                 return
 
-    async def _lose(self, conn_id: int, conn: _Conn, reason: str, sample: bytes | None = None) -> None:
+    async def _lose(self, conn_id: int, conn: _Conn, reason: str, sample: bytes | None = None,
+                    bad: bool = False) -> None:
         if conn.gone or conn.close_by is not None:
             return
         conn.gone = True
         conn.outbox.close()
-        await self._post(Lost(conn_id, reason, sample))
+        await self._post(Lost(conn_id, reason, sample, bad))
         conn.tasks.cancel()
 
     async def _connect_task(self) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import random
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,10 @@ from p2pwhist.bots import RandomBot
 from p2pwhist.games.base import Game
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
-from p2pwhist.table import PROTOCOL_VERSION, Hello, Ready, encode, read_from_host
+from p2pwhist.games.registry import GAMES
+from p2pwhist.session import HOST, Need, Session
+from p2pwhist.signed import parse
+from p2pwhist.table import PROTOCOL_VERSION, Done, Hello, Logged, Ready, encode, read_from_host
 from p2pwhist.wire import LENGTH, frame
 
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
@@ -155,3 +159,67 @@ async def table(tmp: Path, players: int = 2, game: Game | None = None, hands: in
             while not any(f"{seat + 1}/{game.players} seated" in line for line in lines[0]):
                 await trio.sleep(0.01)
     return Played(records, lines)
+
+
+async def seat_at(seat: Seat, key: Ed25519PrivateKey) -> Session:
+    """Read the host's START (past its LOBBY news) and make this fake joiner's real session."""
+    while True:
+        payload = await seat.receive_payload()
+        assert payload is not None, "the host closed the connection instead of starting"
+        if isinstance(read_from_host(payload), Logged):
+            break
+    start = parse(payload)
+    mine = key.public_key().public_bytes_raw()
+    return Session(start, [p.key for p in start.body.players].index(mine), key, lambda: secrets.token_bytes(32))
+
+
+async def play(seat: Seat, session: Session, bot: str | None = None, answer_done: bool = True) -> None:
+    """Play honestly: with a bot, to the end of the match, then take the host's DONE and
+    answer it as a joiner does, unless ``answer_done`` is False; without a bot, up to our
+    first move. The host's NOTICEs are skipped."""
+    chooser = GAMES[session.table.game.name].bots[bot](random.Random(0)) if bot else None
+    while (need := session.need) is not Need.DONE:
+        if need is Need.PEER:
+            payload = await seat.receive_payload()
+            assert payload is not None, "the host closed the connection during the game"
+            if isinstance(read_from_host(payload), Logged):
+                session.receive(payload, HOST)
+        elif need is Need.MOVE and chooser is None:
+            return
+        else:
+            await seat.send_payload(session.produce(chooser.choose(session.view()) if need is Need.MOVE else None).raw)
+    if answer_done:
+        while (word := await seat.receive()) != Done(len(session.log)):
+            assert not isinstance(word, Logged), f"the host sent {word} instead of DONE"
+        await seat.send(Done(len(session.log)))
+
+
+class Cut(trio.abc.Stream):
+    """A stream that breaks, as a network does, once ``after`` bytes have come through it."""
+
+    def __init__(self, stream: trio.abc.Stream, after: int) -> None:
+        self.stream = stream
+        self.left = after
+
+    async def send_all(self, data: bytes) -> None:
+        self._check()
+        await self.stream.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.stream.wait_send_all_might_not_block()
+
+    async def send_eof(self) -> None:
+        await self.stream.send_eof()  # type: ignore[attr-defined]
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        self._check()
+        data = await self.stream.receive_some(max_bytes)
+        self.left -= len(data)
+        return data
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+    def _check(self) -> None:
+        if self.left <= 0:
+            raise trio.BrokenResourceError("the network cut the connection")

@@ -53,12 +53,14 @@ class Received:
 
 @dataclass(frozen=True, slots=True)
 class Lost:
-    """``conn`` is gone: closed or reset by the peer, its writes stalled, or it sent bytes that
-    make no frame we take (``sample``: their beginning, to say what it was)."""
+    """``conn`` is gone: closed or reset by the peer, or its writes stalled; or, ``bad``, it
+    sent bytes that make no frame we take. ``sample`` is the start of what it sent last, if
+    anything, to say what the other side was."""
 
     conn: ConnId
     reason: str
     sample: bytes | None = None
+    bad: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,7 +97,7 @@ class HostMachine:
         elif isinstance(event, Received):
             out = self._received(event.conn, event.payload, now)
         elif isinstance(event, Lost):
-            out = self._lost(event.conn, now)
+            out = self._lost(event, now)
         elif isinstance(event, Vetted):
             out = self.lobby.vetted(event.key, event.trusted, event.judgement, now)
         elif isinstance(event, Chosen):
@@ -129,7 +129,7 @@ class HostMachine:
             elif now >= self._next_notice:
                 self._next_notice += self.limits.notice_interval
                 presence = Presence.GONE if relay.conn_of[seat] is None else Presence.SLOW
-                out += relay.announce(Notice(seat, presence, int(now - self._due_since), int(deadline - now)))
+                out += relay.announce(Notice(seat, presence, round(now - self._due_since), round(deadline - now)))
         if self._ending is not None:
             out += self._end_tick(now)
         return self._settle(out, now)
@@ -203,12 +203,14 @@ class HostMachine:
             return peer.stop(RemoteTableError(f"{name} {why}", seat))
         return peer.take(frame.raw, seat, now)
 
-    def _lost(self, conn: ConnId, now: float) -> list[Action]:
+    def _lost(self, lost: Lost, now: float) -> list[Action]:
         relay, peer = self.relay, self.peer
-        seat = relay.lost(conn, now) if relay is not None else None
+        seat = relay.lost(lost.conn, now) if relay is not None else None
         if seat is None:
-            return self.lobby.lost(conn, now)
+            return self.lobby.lost(lost.conn, now)
         assert peer is not None and relay is not None
+        if lost.bad and peer.result is None:  # bytes that are no frame, over its connection
+            return peer.stop(RemoteTableError(f"{peer.names[seat]} (seat {seat}) {lost.reason}", seat))
         out: list[Action] = []
         if self._ending is not None:
             self._ending.asked.pop(seat, None)

@@ -113,10 +113,13 @@ class Relay:
         return out
 
     def announce(self, notice: Notice) -> list[Action]:
-        """Tell our person and every connected seat why the table waits (or that a seat is back)."""
+        """Tell our person and every connected seat why the table waits (or that a seat is
+        back: not the seat itself)."""
         payload = encode(notice)
+        back = notice.presence is Presence.BACK
         return [Report(notice_line(notice, self.names, 0)),
-                *(Send(conn, payload) for conn in self.conn_of if conn is not None)]
+                *(Send(conn, payload) for seat, conn in enumerate(self.conn_of)
+                  if conn is not None and not (back and seat == notice.seat))]
 
     def gone(self, seat: int, wait: float) -> Notice:
         return Notice(seat, Presence.GONE, 0, int(wait))
