@@ -329,7 +329,7 @@ class _Edge:
         options = self.options
         if isinstance(action, Send):
             conn = self.conns.get(action.conn)
-            if conn is not None and conn.close_by is None:
+            if conn is not None and conn.close_by is None and not conn.gone:  # a lost one: the machine hears of it next
                 conn.outbox.send_nowait(action.payload)
         elif isinstance(action, Close):
             conn = self.conns.get(action.conn)

@@ -104,7 +104,7 @@ async def _rejoin(network: MemoryNetwork, name: str, public: bytes, sign, game: 
     return peer, await peer.receive()
 
 
-async def test_only_the_seat_with_its_own_log_gets_back_in(hosted):
+async def test_only_the_seat_with_its_own_log_gets_back_in(hosted, autojump_clock):
     """bob plays to his first move and loses his connection. A stranger cannot take his seat,
     nor can someone who has only his public key; bob with a log that differs from the table's
     is refused and named; bob with his real log is taken back and given what he missed."""
@@ -146,7 +146,7 @@ async def test_only_the_seat_with_its_own_log_gets_back_in(hosted):
 
 
 @pytest.mark.parametrize("gone", ["silent", "wrong answer"])
-async def test_a_joiner_gone_before_answering_done_is_waited_for_and_finishes_when_it_returns(hosted, gone):
+async def test_a_joiner_gone_before_answering_done_is_waited_for_and_finishes_when_it_returns(hosted, gone, autojump_clock):
     """bob plays the match to its last message, takes the host's DONE, and is gone without
     answering it (as a peer killed right after its last message), or answers with another
     count. The host must not count him finished: it waits, takes him back when he returns,
@@ -217,7 +217,7 @@ async def test_a_joiner_whose_connection_drops_comes_back_by_itself(tmp_path, nu
         nonlocal connections
         connections += 1
         stream = await network.connect(address, port)
-        return Cut(stream, 15000) if connections == 1 else stream  # about a third of a hand's bytes
+        return Cut(stream, 6000) if connections == 1 else stream  # a hand sends bob about 10 KB
 
     lines: list[str] = []
     result = await net.join(options("bob", tmp=tmp_path, seed=1, lines=lines), "alice.lan", 7878, connect=connect)
@@ -328,7 +328,7 @@ async def test_an_illegal_move_is_named_with_its_rule_by_everyone(tmp_path, nurs
     assert not verdict.valid and verdict.error.seat == 1 and rule in verdict.error.reason
 
 
-async def test_notices_reach_the_seats_while_the_table_waits(hosted):
+async def test_notices_reach_the_seats_while_the_table_waits(hosted, autojump_clock):
     bob, key = await hosted.seat()
     session = await seat_at(bob, key)
     await play(bob, session)  # bob's move is due; he thinks
