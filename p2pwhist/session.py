@@ -28,27 +28,34 @@ from __future__ import annotations
 import enum
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Callable, Generator
+from typing import Any, Callable, Generator, Generic, Iterable, TypeAlias, TypeVar, cast
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.bodies import (
     Abort,
     Accept,
+    Body,
     CardPlay,
     Dispute,
     Forfeit,
     MatchSigned,
     NextHand,
     Table,
+    kind_of_type,
     one_line,
 )
 from p2pwhist.deck import (
+    Commitment,
     Deck,
     DeckParams,
     LocalDeckError,
+    LockPass,
+    PositionKeys,
     RemoteDeckError,
     Revealed,
+    SecretReveal,
+    ShufflePass,
     UnattributedDeckError,
 )
 from p2pwhist.games.base import (
@@ -139,15 +146,29 @@ def start_message(key: Ed25519PrivateKey, table: Table) -> SignedMessage:
     return seal(key, 0, GENESIS_PREV, HOST, table)
 
 
+BodyT_co = TypeVar("BodyT_co", bound=Body, covariant=True)
+# A deck message that is a log message's whole body (a claim travels inside a PLAY).
+_DeckBody: TypeAlias = Commitment | ShufflePass | LockPass | PositionKeys | SecretReveal
+
+
 @dataclass(frozen=True)
-class _Turn:
-    """The next message the schedule expects: its sender and kind, and, for our own seat,
-    what we need from outside and how to make the body from it."""
+class _Turn(Generic[BodyT_co]):
+    """The next message the schedule expects: its sender and the type of its body (which fixes
+    its kind), and, for our own seat, what we need from outside and how to make the body from it."""
 
     seat: int
-    kind: Kind
+    body: type[BodyT_co]
     need: Need = Need.SEND
-    make: Callable[[Any], Any] | None = None
+    make: Callable[[Any], BodyT_co] | None = None
+
+    @property
+    def kind(self) -> Kind:
+        return kind_of_type(self.body)
+
+    def body_of(self, message: SignedMessage) -> BodyT_co:
+        """The body of ``message``, taken for this turn: ``Session._take`` made sure that it is
+        a ``body``, so the schedule reads it as one."""
+        return cast(BodyT_co, message.body)
 
 
 @dataclass(frozen=True)
@@ -189,9 +210,10 @@ class Session:
         """``new_secret`` gives each hand's deck secret: ``secrets.token_bytes(32)`` in play (OS
         randomness, protocol/deck.md §10.6), the saved secrets when resuming, fixed bytes in tests.
         With ``seat``, ``key`` and ``new_secret`` None the session is an observer: see ``observe``."""
-        if start.seq != 0 or start.kind is not Kind.START or start.seat != HOST or start.prev != GENESIS_PREV:
+        table = start.body
+        if start.seq != 0 or not isinstance(table, Table) or start.seat != HOST or start.prev != GENESIS_PREV:
             raise RemoteError(HOST, "the first message must be the host's START", start.seq)
-        self.table: Table = start.body  # type: ignore[assignment]
+        self.table = table
         start.verify(self.table.players[HOST].key)
         if seat is not None and (key is None or self.table.players[seat].key != public_bytes(key.public_key())):
             raise LocalError(f"seat {seat} of this table has another key")
@@ -276,12 +298,11 @@ class Session:
         turn = self._turn
         assert turn is not None and turn.make is not None and self._key is not None
         if self._anomaly is not None:  # our turn comes: dispute the bad reveal instead
-            body = Dispute(self._anomaly.position, one_line(str(self._anomaly)))
-            message = seal(self._key, len(self.log), self.head, self.seat, body)
-            self._take_dispute(message)
+            dispute = Dispute(self._anomaly.position, one_line(str(self._anomaly)))
+            message = seal(self._key, len(self.log), self.head, self.seat, dispute)
+            self._take_dispute(message, dispute)
             return message
         message = seal(self._key, len(self.log), self.head, self.seat, turn.make(value))
-        assert message.kind is turn.kind, f"the schedule made a {message.kind.value} for a {turn.kind.value} turn"
         self._take(message)
         return message
 
@@ -365,19 +386,19 @@ class Session:
         """Take a message that passed ``check``: the schedule, then its body."""
         self._check_alive()
         seq = len(self.log)
-        if message.kind is Kind.ABORT:
+        body = message.body  # of the type its kind calls for (``bodies.decode``)
+        if isinstance(body, Abort):
             self.log.append(message)
-            notice: Abort = message.body  # type: ignore[assignment]
-            culprit = notice.culprit if notice.culprit is not None and notice.culprit < self.players else None
+            culprit = body.culprit if body.culprit is not None and body.culprit < self.players else None
             if culprit in (None, message.seat) and self._begun and self._leaver is None:
-                self._settle_forfeit(message.seat, notice.reason, message.seq)  # leaving costs the match
-            raise self._fail(Aborted(message.seat, notice.reason, culprit))
-        if message.kind is Kind.FORFEIT and self._leaver is None:
-            self._take_forfeit(message)
+                self._settle_forfeit(message.seat, body.reason, message.seq)  # leaving costs the match
+            raise self._fail(Aborted(message.seat, body.reason, culprit))
+        if isinstance(body, Forfeit) and self._leaver is None:
+            self._take_forfeit(message, body)
             return message
         turn = self._turn
-        if message.kind is Kind.DISPUTE and turn is not None and message.seat == turn.seat:
-            self._take_dispute(message)
+        if isinstance(body, Dispute) and turn is not None and message.seat == turn.seat:
+            self._take_dispute(message, body)
             return message
         if turn is None:
             raise self._fail(RemoteError(message.seat, "sent a message after the match ended", seq))
@@ -408,11 +429,12 @@ class Session:
         self._check_alive()
         if self._key is None:
             raise LocalError("an observer sends nothing")
-        message = seal(self._key, len(self.log), self.head, self.seat, Forfeit(seat, one_line(reason)))  # type: ignore[arg-type]
-        refusal = self._forfeit_refusal(message)
+        notice = Forfeit(seat, one_line(reason))
+        message = seal(self._key, len(self.log), self.head, self.seat, notice)  # type: ignore[arg-type]
+        refusal = self._forfeit_refusal(message.seat, notice)
         if refusal is not None:
             raise LocalError(f"we may not declare that forfeit: {refusal}")
-        self._take_forfeit(message)
+        self._take_forfeit(message, notice)
         return message
 
     @property
@@ -441,6 +463,12 @@ class Session:
         return error
 
     def _take(self, message: SignedMessage) -> None:
+        """Append ``message``, of our turn or a peer's that ``take`` checked, and run the schedule on."""
+        turn = self._turn
+        assert turn is not None
+        if not isinstance(message.body, turn.body):  # parsing decodes a kind to its body; ``make`` is typed
+            raise self._fail(LocalError(f"internal error at message {message.seq}: a {type(message.body).__name__} "
+                                        f"where the schedule expects a {turn.body.__name__}"))
         self.log.append(message)
         self._advance(lambda: self._script.send(message), message)
 
@@ -459,39 +487,37 @@ class Session:
         except (EngineMisuse, LocalDeckError) as error:  # a bug of ours: end cleanly all the same
             raise self._fail(LocalError(f"internal error at message {message.seq}: {error}")) from None
 
-    def _take_dispute(self, message: SignedMessage) -> None:
+    def _take_dispute(self, message: SignedMessage, dispute: Dispute) -> None:
         """A seat disputes a reveal, at its turn: every seat reveals its secret, and the audit
         names whoever cheated (or the disputer, if nobody did)."""
         deck = self._open_deck
-        position = message.body.position  # type: ignore[union-attr]
         self.log.append(message)
         if deck is None:
             raise self._fail(self._remote(message, "disputed a reveal when no deck is being revealed"))
-        self._script = self._dispute(deck, message.seat, position)
+        self._script = self._dispute(deck, message.seat, dispute.position)
         self._advance(lambda: next(self._script), message)
 
-    def _forfeit_refusal(self, message: SignedMessage) -> str | None:
-        """Why ``message``, a FORFEIT, may not come now; None if it may."""
-        notice: Forfeit = message.body  # type: ignore[assignment]
+    def _forfeit_refusal(self, sender: int, notice: Forfeit) -> str | None:
+        """Why ``notice``, a FORFEIT from seat ``sender``, may not come now; None if it may."""
         turn = self._turn
         if not self._begun or turn is None:
             return "a forfeit comes only after every seat has accepted and before the match ends"
         if self.outcome is not None:
             return "the match is over: its result follows from the log, whoever signs FINAL"
-        if notice.seat == message.seat:
+        if notice.seat == sender:
             return "a seat does not declare its own forfeit: it leaves with ABORT"
         if notice.seat >= self.players or notice.seat not in (turn.seat, HOST):
             return (f"it names seat {notice.seat}, but only the seat whose message is due (seat {turn.seat}) "
                     "or the host forfeits")
         return None
 
-    def _take_forfeit(self, message: SignedMessage) -> None:
-        """The first FORFEIT: the match is settled against the seat it names, and what is left
-        of the log is the other seats' signatures on it, then on the match result."""
-        refusal = self._forfeit_refusal(message)
+    def _take_forfeit(self, message: SignedMessage, notice: Forfeit) -> None:
+        """The first FORFEIT (``notice``, the body of ``message``): the match is settled against
+        the seat it names, and what is left of the log is the other seats' signatures on it,
+        then on the match result."""
+        refusal = self._forfeit_refusal(message.seat, notice)
         if refusal is not None:
             raise self._fail(self._remote(message, f"declared a forfeit it may not: {refusal}"))
-        notice: Forfeit = message.body  # type: ignore[assignment]
         self.log.append(message)
         self._settle_forfeit(notice.seat, notice.reason, message.seq)
         self._anomaly = None  # the match is settled: a pending dispute no longer matters
@@ -513,16 +539,11 @@ class Session:
         then every remaining seat signs FINAL on the forfeited match's result."""
         for seat in range(self.players):
             if seat not in (notice.seat, first):
-                message = yield _Turn(seat, Kind.FORFEIT, make=lambda _: notice)
+                message = yield _Turn(seat, Forfeit, make=lambda _: notice)
                 if message.body != notice:
                     raise self._remote(message, "signs a different forfeit")
         assert self.outcome is not None
-        summary = MatchSigned(self.outcome.points, self.outcome.winner)
-        for seat in range(self.players):
-            if seat != notice.seat:
-                message = yield _Turn(seat, Kind.FINAL, make=lambda _: summary)
-                if message.body != summary:
-                    raise self._remote(message, f"signs a different match result: {_summary(message.body)}")
+        yield from self._final_signatures(self.outcome, [seat for seat in range(self.players) if seat != notice.seat])
 
     def _remote(self, message: SignedMessage, reason: str) -> RemoteError:
         return RemoteError(message.seat, reason, message.seq)
@@ -532,11 +553,11 @@ class Session:
     def _run(self) -> Script:
         n = self.players
         for seat in range(1, n):
-            yield _Turn(seat, Kind.ACCEPT, make=lambda _: Accept())
+            yield _Turn(seat, Accept, make=lambda _: Accept())
         self._begun = True
         cut_deck = self._new_deck(CUT_HAND)
         for seat in range(n):
-            yield from self._deck_step(cut_deck, _Turn(seat, Kind.COMMIT, make=lambda _: cut_deck.commit()))
+            yield from self._deck_step(cut_deck, _Turn(seat, Commitment, make=lambda _: cut_deck.commit()))
         yield from self._passes(cut_deck)
         # No keys: every cut card is shown to everyone, so the secrets, which the audit needs
         # anyway, reveal the cut (session.md §2). Each seat commits to hand 1's deck with it.
@@ -549,12 +570,17 @@ class Session:
         self.match = match = Match.after_cut(self.game, self.table.length, verdict.cards[:n])
         while (yield from self._another_hand(match)):
             deck = yield from self._hand(match, deck)
-        self.outcome = Outcome(tuple(match.results), match.points, match.winner)
-        summary = MatchSigned(match.points, match.winner)
-        for seat in range(n):
-            message = yield _Turn(seat, Kind.FINAL, make=lambda _: summary)
+        self.outcome = outcome = Outcome(tuple(match.results), match.points, match.winner)
+        yield from self._final_signatures(outcome, range(n))
+
+    def _final_signatures(self, outcome: Outcome, seats: Iterable[int]) -> Script:
+        """Each of ``seats`` in order signs FINAL on ``outcome``."""
+        summary = MatchSigned(outcome.points, outcome.winner)
+        for seat in seats:
+            turn = _Turn(seat, MatchSigned, make=lambda _: summary)
+            message = yield turn
             if message.body != summary:
-                raise self._remote(message, f"signs a different match result: {_summary(message.body)}")
+                raise self._remote(message, f"signs a different match result: {_summary(turn.body_of(message))}")
 
     def _another_hand(self, match: Match) -> Generator[_Turn, SignedMessage, bool]:
         """Whether another hand is played (session.md §2). With a set number of hands or
@@ -564,12 +590,14 @@ class Session:
         length = self.table.length
         if length.open and match.hands and not match.is_over():
             for seat in range(self.players):
-                message = yield _Turn(seat, Kind.HAND, Need.WISH, lambda wish: NextHand(bool(wish)))
-                if not message.body.more:  # type: ignore[union-attr]
+                turn = _Turn(seat, NextHand, Need.WISH, lambda wish: NextHand(bool(wish)))
+                message = yield turn
+                if not turn.body_of(message).more:
                     return False
             return True
-        message = yield _Turn(HOST, Kind.HAND, Need.DECISION, lambda up: NextHand(not match.is_over(bool(up))))
-        more = message.body.more  # type: ignore[union-attr]
+        decision = _Turn(HOST, NextHand, Need.DECISION, lambda up: NextHand(not match.is_over(bool(up))))
+        message = yield decision
+        more = decision.body_of(message).more
         if more and match.is_over(time_up=False) or not more and (length.minutes is None or not match.hands) \
                 and not match.is_over():
             raise self._remote(message, "decided the match length against the agreed configuration")
@@ -591,24 +619,22 @@ class Session:
         """Shuffle passes, then lock passes, each seat in order (every seat has committed).
         Starts a new record of which keys each seat has published."""
         self._published = [set() for _ in range(self.players)]
-        for kind, make in ((Kind.SHUFFLE, Deck.shuffle_pass), (Kind.LOCK, Deck.lock_pass)):
+        for body, make in ((ShufflePass, Deck.shuffle_pass), (LockPass, Deck.lock_pass)):
             for seat in range(self.players):
-                yield from self._deck_step(deck, _Turn(seat, kind, make=lambda _, m=make: m(deck)))
+                yield from self._deck_step(deck, _Turn(seat, body, make=lambda _, m=make: m(deck)))
         self._open_deck = deck
 
-    def _deck_step(
-        self, deck: Deck, turn: _Turn, positions: set[int] | None = None
-    ) -> Generator[_Turn, SignedMessage, tuple[Revealed, ...]]:
-        """Expect one deck message; a peer's goes through the deck module's checks, and, for
-        keys, must name exactly ``positions``."""
+    def _deck_step(self, deck: Deck, turn: _Turn[_DeckBody]) -> Generator[_Turn, SignedMessage, tuple[Revealed, ...]]:
+        """Expect one deck message; a peer's goes through the deck module's checks."""
         message = yield turn
         if message.seat == self.seat:
             return ()
-        body = message.body  # the deck message the kind calls for (p2pwhist.bodies)
-        if positions is not None and set(body.positions) != positions:  # type: ignore[union-attr]
-            raise self._remote(message, f"published keys for other positions than {sorted(positions)}")
+        return self._deck_receive(deck, message.seat, turn.body_of(message))
+
+    def _deck_receive(self, deck: Deck, sender: int, body: _DeckBody) -> tuple[Revealed, ...]:
+        """A peer's deck message, through the deck module's checks: the cards it reveals to us."""
         try:
-            return deck.receive(message.seat, body)  # type: ignore[arg-type]
+            return deck.receive(sender, body)
         except UnattributedDeckError as error:
             self._note_anomaly(error)
             return ()
@@ -651,9 +677,15 @@ class Session:
             owed = set().union(*(seen_by[:seat] + seen_by[seat + 1 :])) - self._published[seat]
             if not owed or needed is not None and not owed & needed:
                 continue
-            make = lambda _, o=owed: deck.keys_for(sorted(o))  # noqa: E731
-            for item in (yield from self._deck_step(deck, _Turn(seat, Kind.KEYS, make=make), owed)):
-                learn(item)
+            # ``make`` runs, if at all, while the script waits at this very turn: ``owed`` is this seat's.
+            turn = _Turn(seat, PositionKeys, make=lambda _: deck.keys_for(sorted(owed)))  # noqa: B023
+            message = yield turn
+            if message.seat != self.seat:
+                keys = turn.body_of(message)
+                if set(keys.positions) != owed:
+                    raise self._remote(message, f"published keys for other positions than {sorted(owed)}")
+                for item in self._deck_receive(deck, message.seat, keys):
+                    learn(item)
             self._published[seat] |= owed
 
     def _open(self, deck: Deck, then: Deck | None = None) -> Script:
@@ -664,9 +696,9 @@ class Session:
         self._anomaly = None  # the audit that follows judges everything
         first = self.log[-1].seat
         for seat in [(first + i) % self.players for i in range(self.players)]:
-            yield from self._deck_step(deck, _Turn(seat, Kind.SECRET, make=lambda _: deck.reveal_secret()))
+            yield from self._deck_step(deck, _Turn(seat, SecretReveal, make=lambda _: deck.reveal_secret()))
             if then is not None:
-                yield from self._deck_step(then, _Turn(seat, Kind.COMMIT, make=lambda _: then.commit()))
+                yield from self._deck_step(then, _Turn(seat, Commitment, make=lambda _: then.commit()))
 
     def _dispute(self, deck: Deck, accused: int, position: int) -> Script:
         """Every secret, then the audit's verdict, which ends the game (session.md §5)."""
@@ -687,9 +719,9 @@ class Session:
         moves: list[Play] = []
         yield from self._keys(deck, hand, learn)
         while not hand.is_over:
-            seat = hand.current_seat
-            message = yield _Turn(seat, Kind.PLAY, Need.MOVE, lambda move: self._make_play(deck, hand, move))
-            move, blind = self._read_play(message, deck, hand, learn)
+            turn = _Turn(hand.current_seat, CardPlay, Need.MOVE, lambda move: self._make_play(deck, hand, move))
+            message = yield turn
+            move, blind = self._read_play(message, turn.body_of(message), deck, hand, learn)
             try:
                 hand.check(move)  # before a blind card is revealed: its legality needs no card
                 if blind:
@@ -717,8 +749,10 @@ class Session:
             return CardPlay(deck.claim(move.position))
         return CardPlay(deck.keys_for([move.position]))  # a closed box, played blind
 
-    def _read_play(self, message: SignedMessage, deck: Deck, hand: HandState, learn) -> tuple[Play, bool]:
-        play: CardPlay = message.body  # type: ignore[assignment]
+    def _read_play(self, message: SignedMessage, play: CardPlay, deck: Deck, hand: HandState,
+                   learn: Callable[[Revealed], None]) -> tuple[Play, bool]:
+        """The move that ``play``, the body of ``message``, makes, and whether it is blind;
+        checked against what its sender may see, and the card it claims learnt."""
         position, decoded = play.position, play.reveal
         try:
             move = Play.from_wire(position, len(self.game.deck()))
