@@ -19,6 +19,9 @@ Everything that decides which message is legal next lives here (``protocol/sessi
 - Moves and the host's decision to play on come in from the caller: the session says what it
   needs (``need``) and makes our message from it (``produce``). Randomness comes from the
   secret source given at construction.
+- What a user interface shows goes out as typed events (``p2pwhist.session_events``): a seat
+  taken, a deal, the table, a move, a result, whom the log waits for. The caller drains them
+  (``take_events``) after each message; nothing else of the session need be read to follow it.
 
 The session never mentions a particular game: it drives any ``Game`` through its interface.
 """
@@ -70,6 +73,19 @@ from p2pwhist.games.base import (
     best_score,
 )
 from p2pwhist.games.match import Match
+from p2pwhist.session_events import (
+    Awaiting,
+    Dealing,
+    Forfeited,
+    HandOver,
+    MatchOver,
+    Moved,
+    Outcome,
+    Seated,
+    SessionEvent,
+    TableChanged,
+    Why,
+)
 from p2pwhist.signed import (
     GENESIS_PREV,
     Kind,
@@ -146,6 +162,14 @@ def start_message(key: Ed25519PrivateKey, table: Table) -> SignedMessage:
     return seal(key, 0, GENESIS_PREV, HOST, table)
 
 
+# What a turn waits for, in the words of ``session_events``: what the seat's player is asked
+# for, if anything; else what the body is.
+_WHY_OF_NEED = {Need.MOVE: Why.MOVE, Need.WISH: Why.WISH, Need.DECISION: Why.DECISION}
+_WHY_OF_BODY: dict[type, Why] = {
+    Accept: Why.ACCEPT, Commitment: Why.COMMIT, ShufflePass: Why.SHUFFLE, LockPass: Why.SHUFFLE,
+    PositionKeys: Why.KEYS, SecretReveal: Why.SECRET, Forfeit: Why.FORFEIT, MatchSigned: Why.FINAL,
+}
+
 BodyT_co = TypeVar("BodyT_co", bound=Body, covariant=True)
 # A deck message that is a log message's whole body (a claim travels inside a PLAY).
 _DeckBody: TypeAlias = Commitment | ShufflePass | LockPass | PositionKeys | SecretReveal
@@ -165,29 +189,14 @@ class _Turn(Generic[BodyT_co]):
     def kind(self) -> Kind:
         return kind_of_type(self.body)
 
+    @property
+    def why(self) -> Why:
+        return _WHY_OF_NEED.get(self.need) or _WHY_OF_BODY[self.body]
+
     def body_of(self, message: SignedMessage) -> BodyT_co:
         """The body of ``message``, taken for this turn: ``Session._take`` made sure that it is
         a ``body``, so the schedule reads it as one."""
         return cast(BodyT_co, message.body)
-
-
-@dataclass(frozen=True)
-class Forfeited:
-    """Who left the match, and why: it loses (session.md §7)."""
-
-    seat: int
-    reason: str
-    seq: int  # the message that says so: the first FORFEIT, or the leaver's own ABORT
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The agreed end of a match: played to its end, or forfeited by a seat that left."""
-
-    hands: tuple[HandResult, ...]
-    points: tuple[int, ...]
-    winner: int | None
-    forfeited: Forfeited | None = None
 
 
 Script = Generator[_Turn, SignedMessage, None]
@@ -197,7 +206,8 @@ class Session:
     """One seat's session, from the host's START message on; see the module docstring.
 
     Use: while ``need`` is not DONE, either feed peers' messages to ``receive`` (when
-    ``need`` is PEER) or call ``produce`` with what ``need`` asks for and send the result.
+    ``need`` is PEER) or call ``produce`` with what ``need`` asks for and send the result;
+    after each, hand ``take_events()`` to the user interface.
     """
 
     def __init__(
@@ -236,18 +246,24 @@ class Session:
         self._published: list[set[int]] = []  # per seat, the positions it has published keys for
         self._begun = False  # every seat has accepted: from now on, leaving forfeits the match
         self._leaver: Forfeited | None = None
+        self._events: list[SessionEvent] = [Seated(table, seat)]  # not yet drained (``take_events``)
+        self._table_changed = False  # the hand's table changed since the last TableChanged
+        self._told: tuple[int, Why] | None = None  # the wait last told (or ours): Awaiting comes on a change
         self._script = self._run()
         self._turn: _Turn | None = next(self._script)
+        self._tell_turn()
 
     @classmethod
     def resume(cls, log: list[SignedMessage], seat: int, key: Ed25519PrivateKey,
                new_secret: Callable[[], bytes]) -> Session:
         """Our session rebuilt from our transcript (``log``) and a secret source that gives
         back the secrets we drew, in order, before any new one (session.md §7): every message
-        of ours is made again and must come out byte for byte as it was sent."""
+        of ours is made again and must come out byte for byte as it was sent. Its events say
+        where the game stands, not how it got there (``_tell_present``)."""
         session = cls(log[0], seat, key, new_secret)
         for message in log[1:]:
             session.restore(message)
+        session._tell_present()
         return session
 
     @staticmethod
@@ -289,6 +305,12 @@ class Session:
         if self.hand is None:
             raise LocalError("no hand in progress")
         return self.hand.view(self.seat)
+
+    def take_events(self) -> list[SessionEvent]:
+        """What happened since the last call, oldest first (``p2pwhist.session_events``): drain
+        them after every message taken or made, and before, for START or a resumed game."""
+        events, self._events = self._events, []
+        return events
 
     def produce(self, value: Any = None) -> SignedMessage:
         """Make, sign and take our next message; ``value`` is what ``need`` asked for."""
@@ -486,6 +508,44 @@ class Session:
             raise self._fail(RemoteError(error.seat, error.detail, message.seq)) from None
         except (EngineMisuse, LocalDeckError) as error:  # a bug of ours: end cleanly all the same
             raise self._fail(LocalError(f"internal error at message {message.seq}: {error}")) from None
+        self._tell_turn()
+
+    def _tell_turn(self) -> None:
+        """Once the schedule has reached its next turn: the table, if it changed and whatever
+        it was revealing has arrived (until a round of KEYS is over, a seat's view may hold a
+        card drawn but not yet known to it); and whom the log waits for, if that changed."""
+        turn = self._turn
+        if self._table_changed and (turn is None or turn.kind is not Kind.KEYS):
+            assert self.match is not None and self.hand is not None
+            self._table_changed = False
+            self._events.append(TableChanged(self.match, self.hand))
+        told = None if turn is None else (turn.seat, turn.why)
+        if told != self._told:
+            self._told = told  # ours too: the same wait after our turn is told again
+            if turn is not None and turn.seat != self.seat:
+                self._events.append(Awaiting(turn.seat, turn.why))
+
+    def _tell_present(self) -> None:
+        """Replace the events of a rebuild (``resume``) by where the game stands. Its events
+        told the whole game again; a user interface coming back wants the table as it is now,
+        not every trick of every hand printed again, nor every hand's result to dismiss."""
+        self._events = [Seated(self.table, self.seat)]
+        match = self.match
+        self._table_changed = match is not None and len(match.results) < len(match.hands)
+        if self.outcome is not None:
+            self._events.append(MatchOver(self.outcome))
+        self._told = None
+        self._tell_turn()
+
+    def _tell_hand_over(self, match: Match) -> None:
+        """The hand just recorded in ``match``: what is left to show of it is its result."""
+        self._table_changed = False
+        self._events.append(HandOver(len(match.results), match.hands[-1], match.results[-1], match.points))
+
+    def _conclude(self, outcome: Outcome) -> None:
+        """The match's result is settled: what is left of the log is the seats' signatures on it."""
+        self.outcome = outcome
+        self._events.append(MatchOver(outcome))
 
     def _take_dispute(self, message: SignedMessage, dispute: Dispute) -> None:
         """A seat disputes a reveal, at its turn: every seat reveals its secret, and the audit
@@ -529,10 +589,13 @@ class Session:
         match = self.match
         if match is None:  # during the cut: nobody has points
             points = (0,) * self.players
-            self.outcome = Outcome((), points, best_score(points, frozenset({seat})), self._leaver)
+            self._conclude(Outcome((), points, best_score(points, frozenset({seat})), self._leaver))
             return
+        recorded = len(match.results)
         match.forfeit(seat)
-        self.outcome = Outcome(tuple(match.results), match.points, match.winner, self._leaver)
+        if len(match.results) > recorded:  # the hand in progress, scored as it stands
+            self._tell_hand_over(match)
+        self._conclude(Outcome(tuple(match.results), match.points, match.winner, self._leaver))
 
     def _forfeit_signatures(self, notice: Forfeit, first: int) -> Script:
         """After the first FORFEIT: every other remaining seat, in order, signs the same;
@@ -555,6 +618,7 @@ class Session:
         for seat in range(1, n):
             yield _Turn(seat, Accept, make=lambda _: Accept())
         self._begun = True
+        self._events.append(Dealing(CUT_HAND))
         cut_deck = self._new_deck(CUT_HAND)
         for seat in range(n):
             yield from self._deck_step(cut_deck, _Turn(seat, Commitment, make=lambda _: cut_deck.commit()))
@@ -570,7 +634,8 @@ class Session:
         self.match = match = Match.after_cut(self.game, self.table.length, verdict.cards[:n])
         while (yield from self._another_hand(match)):
             deck = yield from self._hand(match, deck)
-        self.outcome = outcome = Outcome(tuple(match.results), match.points, match.winner)
+        outcome = Outcome(tuple(match.results), match.points, match.winner)
+        self._conclude(outcome)
         yield from self._final_signatures(outcome, range(n))
 
     def _final_signatures(self, outcome: Outcome, seats: Iterable[int]) -> Script:
@@ -712,10 +777,16 @@ class Session:
         """One hand on ``deck``, committed to already; returns the next hand's deck, to which
         every seat commits during this hand's SECRETs."""
         number = len(match.hands) + 1
+        self._events.append(Dealing(number))
         yield from self._passes(deck)
         self.deck = deck
         self.hand = hand = match.start_hand(honour=HonourPolicy.RECORD)
-        learn = lambda r: hand.learn(r.position, r.card)  # noqa: E731
+        self._table_changed = True  # dealt: each seat's cards show once their keys are in
+
+        def learn(revealed: Revealed) -> None:
+            hand.learn(revealed.position, revealed.card)
+            self._table_changed = True
+
         moves: list[Play] = []
         yield from self._keys(deck, hand, learn)
         while not hand.is_over:
@@ -733,10 +804,13 @@ class Session:
             except IllegalMove as illegal:
                 raise self._remote(message, illegal.rule) from None
             moves.append(move)
+            self._events.append(Moved(message.seat, move, hand))
+            self._table_changed = True
             yield from self._keys(deck, hand, learn)
         following = self._new_deck(number + 1)
         yield from self._open(deck, following)
         match.record(self._judge(deck, match, hand, moves))
+        self._tell_hand_over(match)
         return following
 
     def _make_play(self, deck: Deck, hand: HandState, move: Any) -> CardPlay:
