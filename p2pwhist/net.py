@@ -79,6 +79,7 @@ from p2pwhist.session import (
     SessionError,
     start_message,
 )
+from p2pwhist.session_events import SessionEvent
 from p2pwhist.signed import (
     Kind,
     SignatureError,
@@ -255,7 +256,7 @@ class PeerOptions:
     known: KnownPeers | None = None
     trust_new: Callable[[str, bytes], Awaitable[bool]] | None = None  # None: accept new keys
     report: Callable[[str], None] = print
-    on_event: Callable[[Session, SignedMessage], None] | None = None
+    on_event: Callable[[SessionEvent], None] | None = None  # each of the session's events (``take_events``)
     wait: float = DEFAULT_WAIT  # how long the table waits for a seat whose connection was lost
     command: list[str] | None = None  # how this peer was started: ``p2pwhist resume`` runs it again
     resume: Path | None = None  # the transcript of an unfinished game to go on with, if any
@@ -365,8 +366,9 @@ async def _play(session: Session, options: PeerOptions, peers: Peers, files: _Ga
     so their work overlaps ours."""
     started = trio.current_time()
     refused = False
-    if options.on_event:  # the game so far: START, or all a resumed peer holds
-        options.on_event(session, session.log[-1])
+    for event in session.take_events():  # START, or where a resumed peer stands; drained even unshown
+        if options.on_event:
+            options.on_event(event)
     try:
         while (need := session.need) is not Need.DONE:
             if need is Need.PEER or peers.pending:
@@ -399,8 +401,9 @@ async def _play(session: Session, options: PeerOptions, peers: Peers, files: _Ga
                 files.add(message)
                 await peers.deliver()
             _remember_if_started(session, options)
-            if options.on_event:
-                options.on_event(session, message)
+            for event in session.take_events():
+                if options.on_event:
+                    options.on_event(event)
             if message.kind in (Kind.HAND, Kind.FORFEIT):
                 files.writer.sync()  # at least once a hand: nothing agreed is lost in a crash
         if session.error is not None:
