@@ -43,7 +43,16 @@ from p2pwhist.games.base import BotFactory, Cell, EngineMisuse, GameText, HandRe
 from p2pwhist.games.match import Match
 from p2pwhist.games.registry import game_entry
 from p2pwhist.session import CUT_HAND
-from p2pwhist.session_events import Awaiting, Dealing, HandOver, MatchOver, Seated, SessionEvent, TableChanged
+from p2pwhist.session_events import (
+    Awaiting,
+    Dealing,
+    HandOver,
+    MatchOver,
+    Moved,
+    Seated,
+    SessionEvent,
+    TableChanged,
+)
 from p2pwhist.text import Style
 from p2pwhist.ui.terminal import can_print_symbols, hint, hint_bot
 
@@ -285,8 +294,9 @@ class FullScreenPlayer:
     # -- following the game ----------------------------------------------------------------------
 
     def on_event(self, event: SessionEvent) -> None:
-        """Redraw what ``event``, one of the session's (``Session.take_events``), changed. A move
-        (``Moved``) is drawn with the ``TableChanged`` that follows it."""
+        """Redraw what ``event``, one of the session's (``Session.take_events``), changed."""
+        if isinstance(event, Moved):
+            return  # drawn with the TableChanged that follows it, once its cards are revealed
         self._open.set()
         if isinstance(event, TableChanged):
             self._show_hand(event.match)
