@@ -737,7 +737,8 @@ class Session:
                  needed: frozenset[int] | None = None) -> Script:
         """Each of ``seats`` in turn that owes keys (for a position in ``needed``, if given)
         sends one KEYS with every key it owes: its key for each position that some other seat
-        may see (``seen_by``) and for which it has not yet published one."""
+        may see (``seen_by``) and for which it has not yet published one. A peer's KEYS must
+        name exactly those positions."""
         for seat in seats:
             owed = set().union(*(seen_by[:seat] + seen_by[seat + 1 :])) - self._published[seat]
             if not owed or needed is not None and not owed & needed:
