@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, TypeAlias
+from typing import Any, Callable, ClassVar, TypeAlias, TypeVar
 
 from p2pwhist.deck import (
     Claim,
@@ -373,4 +373,13 @@ def decode(kind: Kind, wire: Any) -> Body:
 
 def kind_of(body: Body) -> Kind:
     """The kind of message that carries ``body``."""
-    return _KIND_OF_DECK_MESSAGE.get(type(body)) or body.KIND  # type: ignore[union-attr]
+    return kind_of_type(type(body))
+
+
+# Generic so that a type variable bound to Body passes: mypy widens no ``type[T]`` to a union's.
+AnyBody = TypeVar("AnyBody", bound=Body)
+
+
+def kind_of_type(body_type: type[AnyBody]) -> Kind:
+    """The kind of message whose body is a ``body_type``."""
+    return _KIND_OF_DECK_MESSAGE.get(body_type) or body_type.KIND  # type: ignore[attr-defined]

@@ -21,10 +21,10 @@ from pathlib import Path
 import trio
 
 from p2pwhist.addresses import parse_address
-from p2pwhist.bodies import check_name
+from p2pwhist.bodies import Table, check_name
 from p2pwhist.bots import Bot, check_level, make_bot
-from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText, HandResult
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
+from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry
 from p2pwhist.home import KnownPeers, identity_fingerprint, load_identity, secrets_path
@@ -38,8 +38,7 @@ from p2pwhist.net import (
     host,
     join,
 )
-from p2pwhist.session import Session
-from p2pwhist.signed import Kind, SignedMessage
+from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent
 from p2pwhist.text import YOU, match_line
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import TerminalPlayer, Watcher
@@ -67,8 +66,8 @@ class _Display:
         self.watch = watch
         self.ui: TerminalPlayer | None = None  # made once the seat and the names are known
         self.words: GameText | None = None
-        self._results = 0
-        self._awaited: int | None = None  # the other seat whose move we last said we wait for
+        self.seat = 0
+        self.names: list[str] = []  # every seat's name, as its player chose it
 
     def agent(self) -> Agent:
         if self.full is not None:
@@ -80,44 +79,43 @@ class _Display:
         return Agent(lambda view: self.ui.choose(view), threaded=True,  # type: ignore[union-attr]
                      wish=lambda: self.ui.another_hand())  # type: ignore[union-attr]
 
-    def on_event(self, session: Session, message: SignedMessage) -> None:
-        if self.words is None:  # the first message of the game: START
-            entry = game_entry(session.table.game)
-            self.words = entry.text
-            if self.bot_name is not None:
-                if self.bot_name not in entry.bots:
-                    raise ConfigError(f"{entry.name} has no {self.bot_name!r} bot (it has {', '.join(entry.bots)})")
-                # OS-seeded and on the real clock: the edge may be random and read the time.
-                self.bot = make_bot(entry.bots[self.bot_name], random.Random(), self.level, time.perf_counter)
+    def on_event(self, event: SessionEvent) -> None:
+        """Show one of the session's events (``Session.take_events``): on the full-screen table
+        if there is one, else as lines."""
+        if isinstance(event, Seated):
+            self._sit(event.table, event.seat)
         if self.full is not None:
-            self.full.on_event(session, message)
-            return
-        if self.ui is None and (self.bot_name is None or self.watch):
-            names = [p.name for p in session.table.players]
-            if not self.watch:
-                names[session.seat] = "You"
-            self.ui = TerminalPlayer(session.seat, self.words, sys.stdin, sys.stdout, names=names,
-                                     hints=hint_bot(game_entry(session.table.game)))
-        match = session.match
-        if self.ui is not None and message.kind is Kind.PLAY:  # show each trick or round as it ends
-            self.ui.follow(session.view())
-        if self.ui is not None and not self.watch:
-            self._say_whom_we_wait_for(session)
-        if match is not None and len(match.results) > self._results:
-            self._results = len(match.results)
-            result: HandResult = match.results[-1]
+            self.full.on_event(event)
+        elif isinstance(event, Moved):
+            if self.ui is not None:  # show each trick or round as it ends
+                self.ui.follow(event.hand.view(self.seat))
+        elif isinstance(event, Awaiting):
+            # A person waiting is told for whom, when a player chooses (a move, another hand?):
+            # every other message comes at once.
+            if self.ui is not None and not self.watch and event.why.is_choice:
+                print(event.why.line(self.names[event.seat]), flush=True)
+        elif isinstance(event, HandOver):
             if self.ui is not None:
-                self.ui.hand_over(match.hands[-1], result)
+                self.ui.hand_over(event.hand, event.result)
             else:
-                names = [p.name for p in session.table.players]
-                print(f"Hand {self._results}: {self.words.result_line(result, names)}", flush=True)
+                assert self.words is not None
+                print(f"Hand {event.number}: {self.words.result_line(event.result, self.names)}", flush=True)
 
-    def _say_whom_we_wait_for(self, session: Session) -> None:
-        """"Waiting for bob..." once each time another seat is to move (the line interface)."""
-        seat = session.waiting_for if session.expected_kind is Kind.PLAY else None
-        if seat is not None and seat != session.seat and seat != self._awaited:
-            print(f"Waiting for {session.table.players[seat].name}...", flush=True)
-        self._awaited = seat
+    def _sit(self, table: Table, seat: int | None) -> None:
+        """The game is known (START): its words, the bot that plays, the line interface."""
+        assert seat is not None, "a playing peer holds a seat"
+        entry = game_entry(table.game)
+        self.words, self.seat, self.names = entry.text, seat, [p.name for p in table.players]
+        if self.bot_name is not None:
+            if self.bot_name not in entry.bots:
+                raise ConfigError(f"{entry.name} has no {self.bot_name!r} bot (it has {', '.join(entry.bots)})")
+            # OS-seeded and on the real clock: the edge may be random and read the time.
+            self.bot = make_bot(entry.bots[self.bot_name], random.Random(), self.level, time.perf_counter)
+        if self.full is None and (self.bot_name is None or self.watch):
+            names = list(self.names)
+            if not self.watch:
+                names[seat] = YOU
+            self.ui = TerminalPlayer(seat, self.words, sys.stdin, sys.stdout, names=names, hints=hint_bot(entry))
 
     def run(self, main, *args):
         """``trio.run(main, *args)``, with the full-screen table beside it if there is one."""
