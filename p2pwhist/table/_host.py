@@ -207,7 +207,7 @@ class HostMachine:
         relay, peer = self.relay, self.peer
         seat = relay.lost(lost.conn, now) if relay is not None else None
         if seat is None:
-            return self.lobby.lost(lost.conn, now)
+            return self.lobby.lost(lost.conn, lost.reason, lost.bad, now)
         assert peer is not None and relay is not None
         if lost.bad and peer.result is None:  # bytes that are no frame, over its connection
             return peer.stop(RemoteTableError(f"{peer.names[seat]} (seat {seat}) {lost.reason}", seat))

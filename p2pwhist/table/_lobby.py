@@ -170,14 +170,16 @@ class Lobby:
         handler = _HANDLERS[type(frame)]
         return handler(self, arrival, frame, now)
 
-    def lost(self, conn: ConnId, now: float) -> list[Action]:
-        arrival = self.arrivals.pop(conn, None)
+    def lost(self, conn: ConnId, reason: str, bad: bool, now: float) -> list[Action]:
+        """``conn`` is gone; ``bad``: it sent bytes that make no frame we take (``reason``)."""
+        arrival = self.arrivals.get(conn)
         if arrival is None or arrival.stage is Stage.LEAVING:
+            self.arrivals.pop(conn, None)
             return []
         if arrival.stage in (Stage.SEATED, Stage.VETTING):
-            self.arrivals[conn] = arrival
             return self._unseat(arrival, "left before the game began", now, close=False)
-        return []
+        self._forget(arrival)
+        return [Report(f"Dropped {arrival.name}: it {reason}")] if bad else []
 
     def vetted(self, key: bytes, trusted: bool, judgement: KeyJudgement | None, now: float) -> list[Action]:
         """Our answer about a key: the joiners vetting with it are seated, or refused."""
@@ -296,7 +298,7 @@ class Lobby:
         out: list[Action] = [Report(line)]
         out += self._leave(about, f"{arrival.name} did not accept you at this table (your key "
                                   f"{fingerprint(about.player.key)})", REFUSE_WITHIN)
-        return out + self._renumbered(now)
+        return out + self._news(now)
 
     def _returning(self, arrival: Arrival, rejoin: Rejoin, now: float) -> list[Action]:
         taken = self._rejoin(arrival, rejoin, now)
@@ -348,10 +350,7 @@ class Lobby:
             out += self._leave(arrival, why, 0.0)
         else:
             self._forget(arrival)
-        return out + self._renumbered(now)
-
-    def _renumbered(self, now: float) -> list[Action]:
-        return self._news(now)
+        return out + self._news(now)
 
     def _start_if_ready(self) -> list[Action]:
         """START, once every seat is taken and every seated player accepted every other."""
@@ -390,7 +389,7 @@ class Lobby:
         if arrival.stage is Stage.VETTING:
             out.append(Unvet(arrival.player.key, reason))
         out += self._leave(arrival, reason, REFUSE_WITHIN)
-        return out + (self._news(0.0 if not self._news_at else self._news_at) if was_seated else [])
+        return out + (self._news(self._news_at) if was_seated else [])
 
     def _drop(self, arrival: Arrival, why: str) -> list[Action]:
         """Hang up without a word: the other side does not speak p2pwhist, or has gone quiet."""
