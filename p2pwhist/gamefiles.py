@@ -110,17 +110,20 @@ class GameFiles:
         ``HomeError`` or ``TranscriptError`` says why in one line."""
         path = path or new_transcript_path(hashlib.sha256(start.raw).digest())
         secret_file = SecretFile(secrets_path(path))
-        made: list[Callable[[], None]] = [secret_file.discard]
         try:
             writer = TranscriptWriter(path)
-            made.append(lambda: (writer.close(), path.unlink(missing_ok=True)))
-            if command is not None:  # a game started with no command (``play``'s own seat) cannot be resumed
+        except TranscriptError:
+            secret_file.discard()
+            raise
+        if command is not None:  # a game started with no command (``play``'s own seat) cannot be resumed
+            try:
                 with os.fdopen(create_private(command_path(path), "the command to resume with"), "w") as out:
                     json.dump({"argv": command}, out)
-        except (HomeError, TranscriptError):
-            for undo in reversed(made):
-                undo()
-            raise
+            except HomeError:
+                writer.close()
+                path.unlink(missing_ok=True)  # ours: made a moment ago, and empty but for its header
+                secret_file.discard()
+                raise
         files = GameFiles(path, secret_file, writer)
         files.add(start)
         return files
@@ -253,14 +256,13 @@ def reopen(game: Unfinished, key: Ed25519PrivateKey) -> tuple[Session, GameFiles
     except LocalError as error:  # our own transcript or secrets were changed: kept, to be looked at
         raise ConfigError(f"cannot resume {game.path}: {error}") from None
     except SessionError as error:  # the log ends in a stop or a verdict: the game is over
-        session = None
-        reason = str(error)
+        stopped: SessionError | None = error
     else:
-        reason = str(session.error)
-    if session is None or session.error is not None:
+        stopped = session.error
+    if stopped is not None:
         secret_file.discard()
         command_path(game.path).unlink(missing_ok=True)
-        raise ConfigError(f"{game.path} is a game that was stopped ({reason}): there is nothing to resume")
+        raise ConfigError(f"{game.path} is a game that was stopped ({stopped}): there is nothing to resume")
     return session, GameFiles(game.path, secret_file, TranscriptWriter(game.path, reopen=True))
 
 

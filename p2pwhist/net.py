@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.addresses import addresses, join_commands
 from p2pwhist.bodies import Player, Table
-from p2pwhist.gamefiles import GameFiles, our_unfinished, reopen
+from p2pwhist.gamefiles import GameFiles, our_unfinished, reopen, unfinished
 from p2pwhist.games.base import ConfigError, Game, Play
 from p2pwhist.games.match import MatchLength
 from p2pwhist.home import HomeError, KnownPeers
@@ -115,7 +116,7 @@ class PeerOptions:
     """What every playing command shares."""
 
     name: str
-    key: object  # Ed25519PrivateKey
+    key: Ed25519PrivateKey
     agent: Agent
     transcript: Path | None
     timeout: float = DEFAULT_TIMEOUT  # the most one seat may take over one message
@@ -182,11 +183,12 @@ class Link:
         has come (the connection's role may have changed while we waited for it)."""
         header = await self._exactly(LENGTH.size, b"")
         (size,) = LENGTH.unpack(header)
-        if size > (limit := limit()):
+        most = limit()
+        if size > most:
             more = b""
             with trio.move_on_after(0.2):  # a little more of what it says, to tell what it is
                 more = await self._some()
-            raise LinkError(f"sent a frame of {size} bytes, over the {limit}-byte limit", header + more, bad=True)
+            raise LinkError(f"sent a frame of {size} bytes, over the {most}-byte limit", header + more, bad=True)
         return await self._exactly(size, header)
 
     async def _exactly(self, count: int, before: bytes) -> bytes:
@@ -201,7 +203,7 @@ class Link:
 
     async def _some(self, most: int = 64) -> bytes:
         try:
-            return await self.stream.receive_some(most)
+            return bytes(await self.stream.receive_some(most))
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
             raise LinkError(f"disconnected ({_os_words(error)})") from None
 
@@ -549,12 +551,10 @@ async def host(options: PeerOptions, table_options: HostOptions,
     ``listeners`` default to TCP on ``table_options.port`` and ``bind``; ``task_status.started``
     receives the listening port (0 for listeners given), so tests can ``nursery.start`` it."""
     key = options.key
-    me = Player(options.name, public_bytes(key.public_key()))  # type: ignore[attr-defined]
+    me = Player(options.name, public_bytes(key.public_key()))
     files: GameFiles | None = None
     if options.resume is not None:
-        from p2pwhist.gamefiles import unfinished
-
-        returning = unfinished(options.resume, key)  # type: ignore[arg-type]
+        returning = unfinished(options.resume, key)
         if returning.seat != HOST:
             raise ConfigError(f"you joined the game in {returning.path}: resume it with p2pwhist resume")
     else:
@@ -573,14 +573,14 @@ async def host(options: PeerOptions, table_options: HostOptions,
     def create(action: Action) -> tuple[Session, GameFiles]:
         assert isinstance(action, Begin)
         table = Table(game, table_options.length, action.players, secrets.token_bytes(32), time.strftime("%Y-%m-%d"))
-        start = start_message(key, table)  # type: ignore[arg-type]
+        start = start_message(key, table)
         made = GameFiles.create(options.transcript, start, options.command)
         options.report(f"All seats taken: {', '.join(p.name for p in action.players)}. Transcript: {made.path}")
-        return Session(start, HOST, key, made.secrets), made  # type: ignore[arg-type]
+        return Session(start, HOST, key, made.secrets), made
 
     limits = options.limits
     if returning is not None:
-        session, files = reopen(returning, key)  # type: ignore[arg-type]
+        session, files = reopen(returning, key)
         names = [p.name for p in session.table.players]
         machine = HostMachine.returning(session, limits, lambda: secrets.token_bytes(32), trio.current_time())
         options.report(f"Resuming the unfinished game in {returning.path}" + (f" on port {port}" if port else "")
@@ -664,30 +664,28 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
     where = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
     opener = connect or trio.open_tcp_stream
     limits = options.limits
-    waiting = our_unfinished(key)  # type: ignore[arg-type]
+    waiting = our_unfinished(key)
     ours = {game.game_id: game for game in waiting if game.seat != HOST}
     files: GameFiles | None = None
     if options.resume is not None:
-        from p2pwhist.gamefiles import unfinished
-
-        returning = unfinished(options.resume, key)  # type: ignore[arg-type]
+        returning = unfinished(options.resume, key)
         if returning.seat == HOST:
             raise ConfigError(f"you hosted the game in {returning.path}: resume it with p2pwhist resume")
-        session, files = reopen(returning, key)  # type: ignore[arg-type]
+        session, files = reopen(returning, key)
         names = [p.name for p in session.table.players]
         options.report(f"Resuming the unfinished game in {returning.path}, as {names[session.seat]} "  # type: ignore[index]
                        f"(seat {session.seat}) with {', '.join(names)}")
-        machine = JoinerMachine.returning(session, key, where, limits, trio.current_time())  # type: ignore[arg-type]
+        machine = JoinerMachine.returning(session, key, where, limits, trio.current_time())
     else:
         resumable = [Resumable(g.game_id, g.describe(), str(g.path)) for g in waiting]
-        machine = JoinerMachine(options.name, key, where, limits, expect, resumable, patient)  # type: ignore[arg-type]
+        machine = JoinerMachine(options.name, key, where, limits, expect, resumable, patient)
 
     def create(action: Action) -> tuple[Session, GameFiles]:
         if isinstance(action, Reopen):
             game = ours.get(action.game)
             if game is None:
                 raise ConfigError("the host is playing a game of ours that we hosted ourselves")
-            taken = reopen(game, key)  # type: ignore[arg-type]
+            taken = reopen(game, key)
             options.report(f"Resuming the unfinished game in {game.path}, which this host is playing")
             return taken
         assert isinstance(action, Sit)
@@ -696,7 +694,7 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
         names = [p.name for p in table.players]  # type: ignore[union-attr]
         options.report(f"Seated as {names[action.seat]} (seat {action.seat}) with {', '.join(names)}. "
                        f"Transcript: {made.path}")
-        return Session(action.start, action.seat, key, made.secrets), made  # type: ignore[arg-type]
+        return Session(action.start, action.seat, key, made.secrets), made
 
     edge = _Edge(machine, options, files, connect=lambda: opener(address, port), create=create)
     try:

@@ -37,7 +37,7 @@ from p2pwhist.table._actions import (
     Send,
     Vetted,
 )
-from p2pwhist.table._errors import RemoteTableError
+from p2pwhist.table._errors import LocalTableError, RemoteTableError
 from p2pwhist.table._frames import Done, FrameError, Logged, Notice, Presence, Rejoin, encode, read_from_joiner
 from p2pwhist.table._limits import Limits
 from p2pwhist.table._lobby import Arrival, Lobby
@@ -85,7 +85,8 @@ class HostMachine:
 
     def begin(self, now: float) -> list[Action]:
         """What a returning host does first: shows the game so far, and goes on."""
-        assert self.peer is not None, "begin is for a returning host; a new table begins at START"
+        if self.peer is None:
+            raise LocalTableError("begin is for a returning host; a new table begins at START (Begun)")
         return self._settle(self.peer.begin(now), now)
 
     def handle(self, event: Event, now: float) -> list[Action]:
@@ -108,7 +109,7 @@ class HostMachine:
             return self.lobby.refuse_all(f"{self.lobby.me.name} cannot start the game: {event.error}") + \
                 self._finish(event.error)
         else:
-            raise TypeError(f"a host takes no {type(event).__name__}")
+            raise LocalTableError(f"a host takes no {type(event).__name__}")
         return self._settle(out, now)
 
     def tick(self, now: float) -> list[Action]:
@@ -139,10 +140,11 @@ class HostMachine:
         if self.finished:
             return None
         times = [self.lobby.deadline]
-        session = self.peer.session if self.peer else None
-        if session is not None and self.peer.result is None and session.need is Need.PEER and self._due:
-            seat = session.waiting_for
-            times += [self._seat_deadline(seat), self._next_notice]  # type: ignore[arg-type]
+        peer = self.peer
+        if peer is not None and peer.result is None and peer.session.need is Need.PEER and self._due:
+            seat = peer.session.waiting_for
+            assert seat is not None
+            times += [self._seat_deadline(seat), self._next_notice]
         if self._ending is not None:
             times.append(self._end_deadline())
         finite = [t for t in times if t is not None]

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -58,7 +59,7 @@ from p2pwhist.table._actions import (
     Vet,
     Vetted,
 )
-from p2pwhist.table._errors import Refused, RemoteTableError, TableError, UnattributedTableError
+from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, TableError, UnattributedTableError
 from p2pwhist.table._frames import (
     PROTOCOL_VERSION,
     Done,
@@ -211,7 +212,7 @@ class JoinerMachine:
         elif isinstance(event, BeginFailed):
             out = self._begin_failed(event.error)
         else:
-            raise TypeError(f"a joiner takes no {type(event).__name__}")
+            raise LocalTableError(f"a joiner takes no {type(event).__name__}")
         return self._settle(out, now)
 
     def tick(self, now: float) -> list[Action]:
@@ -233,6 +234,7 @@ class JoinerMachine:
                 out += peer.absent(HOST, f"lost connection and did not return within {clock(limits.wait)}", now)
             elif self.due is not None and now >= self._due_deadline():
                 seat = self.due[1]
+                assert seat is not None  # a wait is always for a seat
                 if seat == HOST:
                     out += peer.absent(HOST, f"took longer than {clock(limits.timeout)} over one message", now)
                 else:
@@ -397,6 +399,7 @@ class JoinerMachine:
         if not seats or seats[0] == HOST:
             return self._end(RemoteTableError("the host's table does not seat us", HOST))
         seat = seats[0]
+        refusal: str | None
         if players[HOST].key != self.host.key:
             refusal = "the host signed START with another key than it greeted us with"
         else:
@@ -558,7 +561,7 @@ def _said(data: bytes) -> str:
     return "bytes " + " ".join(f"{b:02x}" for b in head[:8]) + (" ..." if len(data) > 8 else "")
 
 
-_HANDLERS = {
+_HANDLERS: dict[type, Callable[[JoinerMachine, Any, float], list[Action]]] = {
     Welcome: JoinerMachine._welcome,
     Refuse: JoinerMachine._refused,
     Lobby: JoinerMachine._lobby,

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from p2pwhist.bodies import Player
 from p2pwhist.identity import fingerprint
 from p2pwhist.table._actions import Action, Begin, Close, ConnId, Report, Send, Unvet, Vet
+from p2pwhist.table._errors import LocalTableError
 from p2pwhist.table._frames import (
     PROTOCOL_VERSION,
     FrameError,
@@ -48,7 +49,7 @@ from p2pwhist.table._frames import (
 )
 from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
 from p2pwhist.table._trust import KeyJudgement
-from p2pwhist.table._words import clock
+from p2pwhist.table._words import clock, lobby_lines
 
 # A refusal of an excess connection is one short line, which a fresh connection's send buffer
 # takes at once; one that leaves it no room is not waited for longer than this.
@@ -106,6 +107,13 @@ class Arrival:
     def name(self) -> str:
         return self.player.name if self.player else f"a joiner at {self.where}"
 
+    @property
+    def said(self) -> Player:
+        """The player its HELLO names: known in every stage after the greeting."""
+        if self.player is None:
+            raise LocalTableError(f"{self.name} has not said who it is")
+        return self.player
+
 
 class Lobby:
     """The host's door; see the module docstring. ``me`` is the host's own player, ``seats``
@@ -128,6 +136,7 @@ class Lobby:
         self.decided: dict[bytes, bool] = {}  # our answers about keys, given once for this table
         self._refused = 0  # connections refused for too many handshakes
         self._news_at = 0.0  # when every joiner was last told how the table stands
+        self._shown: list[str] = []  # what our person was last told of it
 
     # -- events --------------------------------------------------------------------------------
 
@@ -186,7 +195,7 @@ class Lobby:
         self.decided[key] = trusted
         why = judgement.refusal(self.me.name) if judgement else f"{self.me.name} did not accept your key {fingerprint(key)}"
         out: list[Action] = []
-        for arrival in [a for a in self.arrivals.values() if a.stage is Stage.VETTING and a.player.key == key]:
+        for arrival in [a for a in self.arrivals.values() if a.stage is Stage.VETTING and a.said.key == key]:
             out += self._seat(arrival, now) if trusted else self._refuse(arrival, why)
         return out
 
@@ -201,7 +210,7 @@ class Lobby:
             elif arrival.stage is Stage.WELCOMED:
                 out += self._drop(arrival, "no answer to our WELCOME in time")
             elif arrival.stage is Stage.VETTING:
-                out.append(Unvet(arrival.player.key, "no answer in time"))
+                out.append(Unvet(arrival.said.key, "no answer in time"))
                 out += self._refuse(arrival, f"{self.me.name} did not decide whether to play with you within "
                                              f"{clock(limits.trust)}")
             elif arrival.stage is Stage.SEATED:
@@ -226,8 +235,11 @@ class Lobby:
         return None if arrival is None or arrival.stage is Stage.LEAVING else HANDSHAKE_FRAME
 
     def begun(self, game: bytes, players: tuple[Player, ...]) -> list[ConnId]:
-        """START has been made: the seated joiners' connections now carry the game (returned
-        in seat order), and a HELLO from now on is a joiner returning."""
+        """START has been made (or a game of ours is taken up again): the seated joiners'
+        connections now carry the game (returned in seat order), and a HELLO from now on is a
+        joiner returning."""
+        if self.phase not in (Phase.STARTING, Phase.SEATING) or self.seated and self.phase is Phase.SEATING:
+            raise LocalTableError(f"a game begins after Begin, not while the table is {self.phase.value}")
         self.phase, self.game, self.players = Phase.PLAYING, game, players
         conns = [arrival.conn for arrival in self.seated]
         for conn in conns:
@@ -278,16 +290,15 @@ class Lobby:
         refusal = self._refusal(arrival)
         if refusal is not None:
             return self._refuse(arrival, refusal)
-        assert arrival.player is not None
         arrival.stage, arrival.since = Stage.VETTING, now
-        key = arrival.player.key
+        key = arrival.said.key
         if key in self.decided:  # asked already at this table: the answer stands
             return self.vetted(key, self.decided[key], None, now)
-        out: list[Action] = [Vet(arrival.player.name, key)]
+        out: list[Action] = [Vet(arrival.said.name, key)]
         return out + self._tell(arrival)
 
     def _vouch(self, arrival: Arrival, vouch: Vouch, now: float) -> list[Action]:
-        others = {other.player.key: other for other in self.seated if other is not arrival}
+        others = {other.said.key: other for other in self.seated if other is not arrival}
         about = others.get(vouch.key)
         if about is None:
             return []  # about a player who has left meanwhile: nothing to do
@@ -297,7 +308,7 @@ class Lobby:
         line = f"{arrival.name} did not accept {about.name}; {about.name} leaves the table"
         out: list[Action] = [Report(line)]
         out += self._leave(about, f"{arrival.name} did not accept you at this table (your key "
-                                  f"{fingerprint(about.player.key)})", REFUSE_WITHIN)
+                                  f"{fingerprint(about.said.key)})", REFUSE_WITHIN)
         return out + self._news(now)
 
     def _returning(self, arrival: Arrival, rejoin: Rejoin, now: float) -> list[Action]:
@@ -311,15 +322,13 @@ class Lobby:
 
     def _refusal(self, arrival: Arrival) -> str | None:
         """Why ``arrival`` cannot sit down now, if it cannot."""
-        player = arrival.player
-        assert player is not None
-        others = [a for a in self.arrivals.values() if a is not arrival and a.player is not None
-                  and a.stage in (Stage.VETTING, Stage.SEATED)]
+        player = arrival.said
+        others = [a for a in self.arrivals.values() if a is not arrival and a.stage in (Stage.VETTING, Stage.SEATED)]
         if self.phase is not Phase.SEATING or len(self.seated) >= self.seats - 1:
             return "the table is full"
-        if player.name == self.me.name or any(a.player.name == player.name for a in others):
+        if player.name == self.me.name or any(a.said.name == player.name for a in others):
             return f"the name {player.name!r} is taken at this table"
-        if player.key == self.me.key or any(a.player.key == player.key for a in others):
+        if player.key == self.me.key or any(a.said.key == player.key for a in others):
             return "that key is already seated at this table"
         return None
 
@@ -327,8 +336,7 @@ class Lobby:
         refusal = self._refusal(arrival)  # again: the table may have filled while we decided
         if refusal is not None:
             return self._refuse(arrival, refusal)
-        player = arrival.player
-        assert player is not None
+        player = arrival.said
         refuser = next((other for other in self.seated if other.vouched.get(player.key) is False), None)
         if refuser is not None:
             return self._refuse(arrival, f"{refuser.name} did not accept you at this table (your key "
@@ -342,7 +350,7 @@ class Lobby:
         """A joiner who held a seat, or waited for one, has gone: its seat is free again."""
         out: list[Action] = []
         if arrival.stage is Stage.VETTING:
-            out.append(Unvet(arrival.player.key, f"{arrival.name} {why}"))
+            out.append(Unvet(arrival.said.key, f"{arrival.name} {why}"))
             out.append(Report(f"{arrival.name} {why}; no need to answer about them"))
         else:
             out.append(Report(f"{arrival.name} {why}; its seat is free again"))
@@ -356,30 +364,39 @@ class Lobby:
         """START, once every seat is taken and every seated player accepted every other."""
         if self.phase is not Phase.SEATING or len(self.seated) != self.seats - 1:
             return []
-        if not all(a.vouched.get(b.player.key) is True for a in self.seated for b in self.seated if a is not b):
+        if not all(a.vouched.get(b.said.key) is True for a in self.seated for b in self.seated if a is not b):
             return []
         self.phase = Phase.STARTING
-        return [Begin((self.me, *(arrival.player for arrival in self.seated)))]
+        return [Begin((self.me, *(arrival.said for arrival in self.seated)))]
 
     def _undecided_by(self, arrival: Arrival) -> list[Arrival]:
         """The seated players ``arrival`` has not said it plays with (or not)."""
-        return [other for other in self.seated if other is not arrival and other.player.key not in arrival.vouched]
+        return [other for other in self.seated if other is not arrival and other.said.key not in arrival.vouched]
 
     def _news(self, now: float) -> list[Action]:
-        """Tell every joiner that said READY how the table stands."""
+        """Tell every joiner that said READY how the table stands, and our person what changed
+        in it (what the table waits for: seats, or a player's word on another)."""
         self._news_at = now
         out: list[Action] = []
         for arrival in self.arrivals.values():
             if arrival.stage in (Stage.VETTING, Stage.SEATED):
                 out += self._tell(arrival)
+        if self.phase is Phase.SEATING:  # the seats were said as each joiner sat down
+            lines = lobby_lines(self._standing(None), None)[1:]
+            out += [Report(line) for line in lines if line not in self._shown]
+            self._shown = lines
         return out
 
     def _tell(self, arrival: Arrival) -> list[Action]:
-        players = (self.me, *(a.player for a in self.seated))
+        seat = next((number for number, a in enumerate(self.seated, start=1) if a is arrival), None)
+        return [Send(arrival.conn, encode(self._standing(seat)))]
+
+    def _standing(self, you: int | None) -> LobbyNews:
+        """How the table stands, for the joiner in seat ``you`` (None: one not yet seated)."""
+        players = (self.me, *(a.said for a in self.seated))
         seat = {a.conn: number for number, a in enumerate(self.seated, start=1)}
         undecided = tuple((seat[a.conn], seat[b.conn]) for a in self.seated for b in self._undecided_by(a))
-        news = LobbyNews(self.seats, players, seat.get(arrival.conn), undecided)  # type: ignore[arg-type]
-        return [Send(arrival.conn, encode(news))]
+        return LobbyNews(self.seats, players, you, undecided)  # type: ignore[arg-type]
 
     # -- leaving ------------------------------------------------------------------------------
 
@@ -387,7 +404,7 @@ class Lobby:
         out: list[Action] = [Report(f"Refused {arrival.name}: {reason}")]
         was_seated = arrival in self.seated
         if arrival.stage is Stage.VETTING:
-            out.append(Unvet(arrival.player.key, reason))
+            out.append(Unvet(arrival.said.key, reason))
         out += self._leave(arrival, reason, REFUSE_WITHIN)
         return out + (self._news(self._news_at) if was_seated else [])
 

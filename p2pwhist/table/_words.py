@@ -31,12 +31,13 @@ def seats_line(seats: int, players: Sequence[Player]) -> str:
     return f"{len(players)} of {seats} seats taken: {', '.join(p.name for p in players)}"
 
 
-def lobby_lines(lobby: Lobby, fingerprint: str) -> list[str]:
-    """How the table stands, for the joiner who received ``lobby``: whether it waits for the
-    host to accept it, how many seats are taken, and who is still deciding about whom."""
+def lobby_lines(lobby: Lobby, fingerprint: str | None) -> list[str]:
+    """How the table stands, for the joiner who received ``lobby`` (or, ``fingerprint`` None,
+    for the host): whether it waits for the host to accept it, how many seats are taken, and
+    who is still deciding about whom."""
     names = [p.name for p in lobby.players]
     lines = [seats_line(lobby.seats, lobby.players)]
-    if lobby.you is None:
+    if lobby.you is None and fingerprint is not None:
         lines.insert(0, f"Waiting for {names[0]} to accept you; your fingerprint is {fingerprint}")
     for decider, about in lobby.undecided:
         who = "you" if about == lobby.you else names[about]

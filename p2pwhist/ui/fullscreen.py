@@ -284,11 +284,12 @@ class FullScreenPlayer:
 
     def report(self, line: str) -> None:
         """A line from the network edge (a seat lost its connection, is back, is slow): on the
-        message line while the screen is open (printing would tear it), else printed."""
+        message line while the screen is open (printing would tear it), else printed, and kept
+        for the message line when the screen opens over it (a resumed game's first line)."""
+        self.message = line
         if not self._running:
             print(line, flush=True)
             return
-        self.message = line
         self.refresh()
 
     # -- following the game ----------------------------------------------------------------------
