@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.bodies import Table
 from p2pwhist.games.base import ConfigError
+from p2pwhist.games.registry import game_entry
 from p2pwhist.home import (
     HomeError,
     command_path,
@@ -197,7 +198,7 @@ class Unfinished:
         players = self.table.players
         others = [p.name for seat, p in enumerate(players) if seat != self.seat]
         host = "you" if self.seat == HOST else players[HOST].name
-        return f"{self.table.game.name} with {', '.join(others)}, hosted by {host}"
+        return f"{game_entry(self.table.game).text.title} with {', '.join(others)}, hosted by {host}"
 
 
 def unfinished(path: Path, key: Ed25519PrivateKey) -> Unfinished:

@@ -32,6 +32,7 @@ from p2pwhist.bodies import Player, Table
 from p2pwhist.gamefiles import GameFiles, our_unfinished, reopen, unfinished
 from p2pwhist.games.base import ConfigError, Game, Play
 from p2pwhist.games.match import MatchLength
+from p2pwhist.games.registry import game_entry
 from p2pwhist.home import HomeError, KnownPeers
 from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
 from p2pwhist.session import HOST, Outcome, Session, start_message
@@ -618,7 +619,8 @@ def _say_where(options: PeerOptions, table_options: HostOptions, listeners: Sequ
     game = table_options.game
     port = listeners[0].socket.getsockname()[1]  # type: ignore[attr-defined]
     print_ = fingerprint(key)
-    options.report(f"Hosting {game.name} for {game.players} players on port {port}; your key fingerprint is {print_}")
+    title = game_entry(game).text.title
+    options.report(f"Hosting {title} for {game.players} players on port {port}; your key fingerprint is {print_}")
     ports = {listener.socket.family: listener.socket.getsockname()[1]  # type: ignore[attr-defined]
              for listener in reversed(listeners)}
     commands = join_commands(addresses(table_options.bind, ports), print_)
