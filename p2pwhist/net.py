@@ -265,7 +265,8 @@ class _Conn:
     inbox: trio.MemoryReceiveChannel[bytes]
     readable: trio.Event = field(default_factory=trio.Event)  # set: the machine may take its next frame
     tasks: trio.CancelScope = field(default_factory=trio.CancelScope)
-    close_by: float | None = None  # set by Close: flush until then, then part
+    close_by: float | None = None  # set by Close: flush until then, then part (or, given no time, close)
+    graceful: bool = False  # part: say we are done and hear the peer out, so our last words arrive
     gone: bool = False  # Lost was posted
 
 
@@ -286,6 +287,7 @@ class _Edge:
         self._ids = 0
         self._events_in, self._events = trio.open_memory_channel[object](0)
         self._scopes: dict[object, trio.CancelScope] = {}  # a question or a choice, by key or token
+        self._withdrawn: dict[bytes, str] = {}  # a question withdrawn, and the line that says why
         self.result: Outcome | Exception | None = None
         self._nursery: trio.Nursery | None = None
 
@@ -338,6 +340,7 @@ class _Edge:
             conn = self.conns.get(action.conn)
             if conn is not None and conn.close_by is None:
                 conn.close_by = trio.current_time() + action.within
+                conn.graceful = action.within > 0
                 conn.outbox.close()
         elif isinstance(action, Record):
             assert self.files is not None
@@ -361,7 +364,11 @@ class _Edge:
         elif isinstance(action, Vet):
             self._start(action.key, self._vet, action)
         elif isinstance(action, Unvet):
-            self._cancel(action.key)
+            if action.key in self._scopes:  # the question is still open: its task says the line
+                self._withdrawn[action.key] = action.line
+                self._cancel(action.key)
+            else:
+                options.report(action.line)
         elif isinstance(action, Connect):
             self._nursery.start_soon(self._connect_task)  # type: ignore[union-attr]
         elif isinstance(action, (Begin, Sit, Reopen)):
@@ -396,11 +403,11 @@ class _Edge:
                 both.start_soon(self._read, conn_id, conn)
                 await self._write(conn_id, conn)
                 both.cancel_scope.cancel()
-        await conn.link.part() if conn.close_by is not None else await _aclose(conn.link.stream)
-        if not conn.gone:  # a connection the machine closed: it hears of it once, as of any other
+        await conn.link.part() if conn.graceful else await _aclose(conn.link.stream)
+        del self.conns[conn_id]
+        if not conn.gone and self.result is None:  # one the machine closed: it hears of it once, as of any other
             conn.gone = True
             await self._post(Lost(conn_id, "closed"))
-        del self.conns[conn_id]
 
     async def _read(self, conn_id: int, conn: _Conn) -> None:
         while True:
@@ -460,7 +467,7 @@ class _Edge:
         now = trio.current_time()
         for conn in self.conns.values():
             if conn.close_by is None:
-                conn.close_by = now + PART_TIMEOUT
+                conn.close_by, conn.graceful = now + PART_TIMEOUT, True
                 conn.outbox.close()
         with trio.move_on_after(2 * PART_TIMEOUT + 1):
             while self.conns:
@@ -507,7 +514,12 @@ class _Edge:
                     if (warning := judgement.warning()) is not None:
                         options.report(warning)
                 else:
-                    trusted = await options.ask(judgement.question())
+                    try:
+                        trusted = await options.ask(judgement.question())
+                    except trio.Cancelled:  # withdrawn: the line comes once the question is off the screen
+                        if line := self._withdrawn.pop(action.key, ""):
+                            options.report(line)
+                        raise
                     if trusted:  # remembered once given, whether or not the game happens
                         self._remember((Player(action.name, action.key),))
                     else:

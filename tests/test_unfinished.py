@@ -155,9 +155,10 @@ async def test_a_join_for_a_new_table_joins_it_checks_expect_and_says_what_waits
 async def test_a_plain_join_takes_up_the_game_its_host_is_playing(tmp_path, monkeypatch, autojump_clock):
     """Both peers stop in the middle of a hand; the host goes on with its game, and bob's plain
     ``join`` learns from its WELCOME that this is his game, and takes it up."""
-    home = tmp_path / "home"
+    home = tmp_path / "bob-home"  # bob's; alice keeps her files elsewhere, as on her own machine
     monkeypatch.setenv("P2PWHIST_HOME", str(home))
     games = home / "games"
+    elsewhere = tmp_path / "alice"
     network = MemoryNetwork()
     keys = [Ed25519PrivateKey.generate() for _ in range(2)]
     moved = 0
@@ -170,15 +171,15 @@ async def test_a_plain_join_takes_up_the_game_its_host_is_playing(tmp_path, monk
             if moved == 5:
                 nursery.cancel_scope.cancel()  # as Ctrl-C on both: the game's files stay
 
-        alice = options("alice", keys[0], games, on_event=stop_at_the_fifth_card, command=["host"])
+        alice = options("alice", keys[0], elsewhere, on_event=stop_at_the_fifth_card, command=["host"])
         bob = options("bob", keys[1], games, seed=1, command=["join", "alice.lan"])
         nursery.start_soon(net.host, alice, net.HostOptions(BoxWhist(2), MatchLength(hands=1)), [network.listen()])
         nursery.start_soon(net.join, bob, "alice.lan", 7878, None, network.connector())
-    assert secrets_path(games / "alice.p2pw").exists() and secrets_path(games / "bob.p2pw").exists()
+    assert secrets_path(elsewhere / "alice.p2pw").exists() and secrets_path(games / "bob.p2pw").exists()
     held = len(list(read_transcript(games / "bob.p2pw")))
 
     bob_lines: list[str] = []
-    alice = options("alice", keys[0], games, resume=games / "alice.p2pw", command=["host"])
+    alice = options("alice", keys[0], elsewhere, resume=elsewhere / "alice.p2pw", command=["host"])
     bob = options("bob", keys[1], seed=1, lines=bob_lines, command=["join", "alice.lan"])
     async with trio.open_nursery() as nursery:
         nursery.start_soon(net.host, alice, net.HostOptions(BoxWhist(2), MatchLength(hands=1)),

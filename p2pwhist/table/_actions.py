@@ -133,10 +133,11 @@ class Vet:
 
 @dataclass(frozen=True, slots=True)
 class Unvet:
-    """Never mind the question about ``key``: the player it was about has gone."""
+    """Never mind the question about ``key``: the player it was about has gone, or was refused
+    meanwhile. ``line`` says so to our person, once the question is off their screen."""
 
     key: bytes
-    why: str
+    line: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.bodies import Player
 from p2pwhist.identity import fingerprint, same_fingerprint
-from p2pwhist.session import HOST, Need, Session
+from p2pwhist.session import HOST, Need, Outcome, Session
 from p2pwhist.signed import Kind, SignatureError, SignedMessage, parse
 from p2pwhist.table._actions import (
     Action,
@@ -473,7 +473,7 @@ class JoinerMachine:
                                                   f"{_said(event.sample)})", HOST))
             if self.step is Step.GREETING and now < self.patience_until:
                 return self._retry(event.reason, now)
-            return self._end(UnattributedTableError(f"{self._host_words()} disconnected ({event.reason})", HOST))
+            return self._end(UnattributedTableError(f"{self._host_words()} {event.reason}", HOST))
         if self.step is Step.PLAYING:
             self.lost_at = now
             self.line.conn = None
@@ -542,9 +542,12 @@ class JoinerMachine:
             return self._retry(f"the host sent a bad frame: {why}", now)
         return self._end(RemoteTableError(f"{self._host_words()} sent a bad frame: {why}", HOST))
 
-    def _end(self, result) -> list[Action]:
+    def _end(self, result: Outcome | Exception) -> list[Action]:
+        """Done: our last words (an ABORT, DONE) leave first, at the end of a game; a meeting
+        that failed just hangs up."""
         self.step = Step.OVER
-        out: list[Action] = [Close(self.conn, 2.0)] if self.conn is not None else []
+        within = 2.0 if self.peer is not None or self.sitting is not None else 0.0
+        out: list[Action] = [Close(self.conn, within)] if self.conn is not None else []
         return out + [Finish(result)]
 
     def _host_words(self) -> str:

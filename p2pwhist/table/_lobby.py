@@ -210,7 +210,6 @@ class Lobby:
             elif arrival.stage is Stage.WELCOMED:
                 out += self._drop(arrival, "no answer to our WELCOME in time")
             elif arrival.stage is Stage.VETTING:
-                out.append(Unvet(arrival.said.key, "no answer in time"))
                 out += self._refuse(arrival, f"{self.me.name} did not decide whether to play with you within "
                                              f"{clock(limits.trust)}")
             elif arrival.stage is Stage.SEATED:
@@ -349,9 +348,8 @@ class Lobby:
     def _unseat(self, arrival: Arrival, why: str, now: float, close: bool = True) -> list[Action]:
         """A joiner who held a seat, or waited for one, has gone: its seat is free again."""
         out: list[Action] = []
-        if arrival.stage is Stage.VETTING:
-            out.append(Unvet(arrival.said.key, f"{arrival.name} {why}"))
-            out.append(Report(f"{arrival.name} {why}; no need to answer about them"))
+        if arrival.stage is Stage.VETTING:  # the question to our person goes, with this line
+            out.append(Unvet(arrival.said.key, f"{arrival.name} {why}; no need to answer about them"))
         else:
             out.append(Report(f"{arrival.name} {why}; its seat is free again"))
         if close:
@@ -401,10 +399,10 @@ class Lobby:
     # -- leaving ------------------------------------------------------------------------------
 
     def _refuse(self, arrival: Arrival, reason: str) -> list[Action]:
-        out: list[Action] = [Report(f"Refused {arrival.name}: {reason}")]
+        line = f"Refused {arrival.name}: {reason}"
+        # A question to our person about it goes, with this line.
+        out: list[Action] = [Unvet(arrival.said.key, line) if arrival.stage is Stage.VETTING else Report(line)]
         was_seated = arrival in self.seated
-        if arrival.stage is Stage.VETTING:
-            out.append(Unvet(arrival.said.key, reason))
         out += self._leave(arrival, reason, REFUSE_WITHIN)
         return out + (self._news(self._news_at) if was_seated else [])
 
