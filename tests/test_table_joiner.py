@@ -243,3 +243,22 @@ def test_a_host_in_another_game_of_which_we_hold_nothing():
     arrival.welcome(bytes(32))
     assert "no unfinished transcript of ours" in str(arrival.result())
     assert any(isinstance(a, Close) for a in arrival.actions)
+
+
+def test_a_host_naming_a_game_of_ours_must_be_that_games_host():
+    """A game's id is no secret: a host with another key that names it is not taken up."""
+    from p2pwhist.session import Session
+    from p2pwhist.table import Begun
+
+    arrival = Arrival()
+    real_host = Ed25519PrivateKey.generate()
+    table = Table(BoxWhist(2), MatchLength(hands=1),
+                  (Player("alice", real_host.public_key().public_bytes_raw()), arrival.machine.me), bytes(32), "2026-12-02")
+    start = start_message(real_host, table)
+    session = Session(start, 1, arrival.key, lambda: bytes(32))
+    arrival.machine.resumable = [Resumable(session.game_id, "Box Whist with alice, hosted by alice", "old.p2pw")]
+    arrival.welcome(session.game_id)  # from arrival.host_key, not real_host
+    assert arrival.actions[-1] == Reopen(session.game_id)
+    arrival.feed(Begun(session))
+    result = arrival.result()
+    assert isinstance(result, RemoteTableError) and "another key than that game's host" in str(result)

@@ -320,16 +320,16 @@ class JoinerMachine:
                 what = "seating a new table" if welcome.game is None else "playing another game"
                 return self._end(Refused(f"{welcome.name} (the host) is {what}, not this game"))
             return self._rejoin(now)
+        if self.expect is not None and not same_fingerprint(self.expect, fingerprint(welcome.key)):
+            return self._end(TableError(f"{self.me.name} does not sit down: the host's key is "
+                                        f"{fingerprint(welcome.key)}, not the expected {self.expect}"))
         if welcome.game is not None:
             if any(game.game == welcome.game for game in self.resumable):  # a game of ours: take it up
                 return [Reopen(welcome.game)]
             return self._end(RemoteTableError(f"{welcome.name} (the host) is playing a game in which we hold no "
                                               "seat we can take back (no unfinished transcript of ours)", HOST))
         out = self._waiting_elsewhere(welcome)
-        if self.expect is not None:  # --expect: the fingerprint is the trust
-            if not same_fingerprint(self.expect, fingerprint(welcome.key)):
-                return out + self._end(TableError(f"{self.me.name} does not sit down: the host's key is "
-                                                  f"{fingerprint(welcome.key)}, not the expected {self.expect}"))
+        if self.expect is not None:  # --expect, checked above: the fingerprint is the trust
             self.vetted[welcome.key] = True
             return out + self._ready(now)
         self.step, self.since = Step.VETTING, now
@@ -415,6 +415,10 @@ class JoinerMachine:
         peer = self._play(session, now)
         self.line.conn, self.line.delivered = self.conn, 1  # the host has START, which is all we have
         if self.step is Step.GREETING:  # a game of ours, taken up on this connection
+            assert self.host is not None
+            if self.host.key != session.table.players[HOST].key:  # anyone may name a game's id
+                return self._end(RemoteTableError(f"{self.host.name} at {self.where} names a game of ours, but has "
+                                                  "another key than that game's host", HOST))
             return peer.begin(now) + self._rejoin(now)
         self.step, self.since = Step.PLAYING, now
         return peer.begin(now)
