@@ -606,9 +606,11 @@ async def host(options: PeerOptions, table_options: HostOptions,
     counted = [0]
 
     def count_seats() -> None:  # ``play`` starts its bots one at a time, each named by its seat
-        if seated is not None and len(machine.lobby.seated) != counted[0]:
-            counted[0] = len(machine.lobby.seated)
-            seated(counted[0])
+        lobby = machine.lobby
+        joiners = len(lobby.players) - 1 if lobby.players else len(lobby.seated)  # START seats them all
+        if seated is not None and joiners != counted[0]:
+            counted[0] = joiners
+            seated(joiners)
 
     edge = _Edge(machine, options, files, create=create, after=count_seats)
     try:
