@@ -210,6 +210,28 @@ def test_one_joiner_refusing_another_costs_only_the_refused_their_seat():
     assert [p.name for p in begin.players] == ["alice", "bob", "carol", "erin"] and begin.players[3] == erin
 
 
+def test_a_joiner_who_leaves_as_the_table_fills_is_not_seated_and_the_host_waits_on():
+    """Every seat is taken, and an earlier joiner hangs up before the last yes: the table is
+    not full after all, so no START, even on the yes about the one who left; the next joiner
+    fills the seat, and START seats the two who stayed, in the order they sat down."""
+    from p2pwhist.table import Lost
+
+    door = Door(seats=3)
+    bob, carol = door.sit(1, "bob"), door.sit(2, "carol")
+    door.feed(Received(1, encode(Vouch(carol.key, True))))
+    actions = door.feed(Lost(1, "closed"))
+    actions += door.feed(Received(2, encode(Vouch(bob.key, True))))  # carol's yes about bob, who has gone
+    assert not begins(actions)
+    assert "bob left before the game began; its seat is free again" in door.lines()
+    assert [a.player.name for a in door.machine.lobby.seated] == ["carol"]
+    news = door.last(2)
+    assert isinstance(news, Lobby) and [p.name for p in news.players] == ["alice", "carol"] and news.you == 1
+    del door.players[1]
+    dan = door.sit(3, "dan")
+    (begin,) = begins(door.vouch_all())
+    assert begin.players == (door.me, carol, dan)
+
+
 def test_no_start_until_everyone_has_accepted_everyone():
     door = Door(seats=3)
     bob, carol = door.sit(1, "bob"), door.sit(2, "carol")
