@@ -225,6 +225,8 @@ def _corrupt_signature(message: SignedMessage) -> bytes:
 
 AFTER_START = {
     "garbage": (lambda bob, key, start: bob.send_payload(b"\xc1\xc1"), "bob (seat 1): malformed msgpack"),
+    "malformed-frame": (lambda bob, key, start: bob.send_payload(b"\x81\xa4done\xc1"),
+                        "bob (seat 1) sent a bad frame: malformed msgpack"),
     "oversized": (lambda bob, key, start: bob.stream.send_all(LENGTH.pack(10 * 2**20) + b"x" * 100),
                   "bob (seat 1) sent a frame of 10485760 bytes, over the 65536-byte limit"),
     "bad-signature": (lambda bob, key, start: bob.send_payload(_corrupt_signature(_accept(key, start))),
