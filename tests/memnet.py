@@ -301,16 +301,17 @@ class Hosted:
         await seat.sit(name, key)
         return seat, key
 
-    async def join(self, name: str, seed: int = 2, source: str = "10.0.0.7",
+    async def join(self, name: str, seed: int = 2, source: str = "10.0.0.7", expect: str | None = None,
                    **extra: Any) -> Callable[[], Awaitable[net.GameRecord | Exception]]:
-        """A real joiner, as a task: awaiting the returned function gives its end."""
+        """A real joiner, as a task (``expect``: its --expect): awaiting the returned function
+        gives its end."""
         result: list[net.GameRecord | Exception] = []
         ended = trio.Event()
 
         async def run() -> None:
             try:
                 result.append(await net.join(options(name, tmp=self.options.transcript.parent, seed=seed, **extra),
-                                             "alice.lan", 7878, connect=self.network.connector(source)))
+                                             "alice.lan", 7878, expect, connect=self.network.connector(source)))
             except Exception as error:  # noqa: BLE001 (kept for the test to judge)
                 result.append(error)
             ended.set()
