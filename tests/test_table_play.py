@@ -1,7 +1,8 @@
 """The game over memory streams, with a real host (and real joiners where it matters) and a
-hand-written joiner running the real ``Session``: returns to the table, the end exchange,
-forfeits by absence or slowness, and every way a seated joiner can misbehave, each named by
-every honest peer, with the mock clock standing in for minutes of waiting."""
+hand-written joiner running the real ``Session``: a joiner answering START at once, returns
+to the table, the end exchange, forfeits by absence or slowness, and every way a seated joiner
+can misbehave, each named by every honest peer, with the mock clock standing in for minutes of
+waiting."""
 
 from __future__ import annotations
 
