@@ -7,6 +7,8 @@ socket, so timeouts of minutes pass in milliseconds under ``MockClock(autojump_t
 
 ``table`` runs a whole match this way (a host and its joiners as tasks, bots choosing at once
 on the event loop), and ``Seat`` wraps a hand-written peer's end of a connection with frames.
+``Hosted`` is a real host as a task, for hand-written or real joiners to meet; ``FakeHost``
+listens in a real host's place, for a real joiner to meet a hand-written host.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import errno
 import random
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,8 +32,21 @@ from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES
 from p2pwhist.session import HOST, Need, Session
-from p2pwhist.signed import parse
-from p2pwhist.table import PROTOCOL_VERSION, Done, Hello, Logged, Ready, encode, read_from_host
+from p2pwhist.signed import SignedMessage, parse
+from p2pwhist.table import (
+    PROTOCOL_VERSION,
+    Done,
+    FromJoiner,
+    Hello,
+    Lobby,
+    Logged,
+    Ready,
+    Vouch,
+    Welcome,
+    encode,
+    read_from_host,
+    read_from_joiner,
+)
 from p2pwhist.wire import LENGTH, frame
 
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
@@ -116,6 +132,33 @@ class Seat:
         welcome = await self.hello(name, key)
         await self.send(Ready())
         return welcome
+
+
+class HostSide(Seat):
+    """A hand-written host's end of a joiner's connection."""
+
+    async def receive(self) -> FromJoiner:
+        payload = await self.receive_payload()
+        assert payload is not None, "the joiner closed the connection"
+        return read_from_joiner(payload)
+
+    async def welcome(self, name: str, key: Ed25519PrivateKey, version: int = PROTOCOL_VERSION,
+                      game: bytes | None = None) -> Hello:
+        """Take the joiner's HELLO and answer WELCOME; the HELLO."""
+        hello = await self.receive()
+        assert isinstance(hello, Hello), hello
+        await self.send(Welcome(version, name, key.public_key().public_bytes_raw(), bytes(32), game))
+        return hello
+
+
+class FakeHost:
+    """A hand-written host listening at alice.lan:7878 on ``network``."""
+
+    def __init__(self, network: MemoryNetwork) -> None:
+        self.listener = network.listen()
+
+    async def accept(self) -> HostSide:
+        return HostSide(await self.listener.accept())
 
 
 def options(name: str, key: Ed25519PrivateKey | None = None, tmp: Path | None = None, *, seed: int = 0,
@@ -223,3 +266,85 @@ class Cut(trio.abc.Stream):
     def _check(self) -> None:
         if self.left <= 0:
             raise trio.BrokenResourceError("the network cut the connection")
+
+
+class Hosted:
+    """A real host (alice) on a memory network, as a task in ``nursery``: its lines and its end."""
+
+    def __init__(self, tmp_path: Path, nursery: trio.Nursery, players: int = 2, game: Game | None = None,
+                 **extra: Any) -> None:
+        self.network = MemoryNetwork()
+        self.nursery = nursery
+        self.lines: list[str] = []
+        self.options = options("alice", tmp=tmp_path, lines=self.lines, **extra)
+        self.result: net.GameRecord | Exception | None = None
+        self.done = trio.Event()
+        listener = self.network.listen()
+        table = net.HostOptions(game or BoxWhist(players), MatchLength(hands=1))
+        nursery.start_soon(self._run, table, listener)
+
+    async def _run(self, table: net.HostOptions, listener: MemoryListener) -> None:
+        try:
+            self.result = await net.host(self.options, table, [listener])
+        except Exception as error:  # noqa: BLE001 (kept for the test to judge: a NetError, or our own files' error)
+            self.result = error
+        self.done.set()
+
+    async def connect(self, source: str = "10.0.0.1") -> Seat:
+        return Seat(await self.network.connect("alice.lan", 7878, source))
+
+    async def seat(self, name: str = "bob", key: Ed25519PrivateKey | None = None,
+                   source: str = "10.0.0.1") -> tuple[Seat, Ed25519PrivateKey]:
+        """A hand-written joiner that said HELLO and READY."""
+        key = key or Ed25519PrivateKey.generate()
+        seat = await self.connect(source)
+        await seat.sit(name, key)
+        return seat, key
+
+    async def join(self, name: str, seed: int = 2, source: str = "10.0.0.7", expect: str | None = None,
+                   **extra: Any) -> Callable[[], Awaitable[net.GameRecord | Exception]]:
+        """A real joiner, as a task (``expect``: its --expect): awaiting the returned function
+        gives its end."""
+        result: list[net.GameRecord | Exception] = []
+        ended = trio.Event()
+
+        async def run() -> None:
+            try:
+                result.append(await net.join(options(name, tmp=self.options.transcript.parent, seed=seed, **extra),
+                                             "alice.lan", 7878, expect, connect=self.network.connector(source)))
+            except Exception as error:  # noqa: BLE001 (kept for the test to judge)
+                result.append(error)
+            ended.set()
+
+        self.nursery.start_soon(run)
+
+        async def end() -> net.GameRecord | Exception:
+            await ended.wait()
+            return result[0]
+
+        return end
+
+    async def end(self) -> net.GameRecord | Exception | None:
+        await self.done.wait()
+        return self.result
+
+    def said(self, words: str) -> bool:
+        return any(words in line for line in self.lines)
+
+
+async def vouch_until_start(seat: Seat) -> SignedMessage:
+    """Say yes about every other player the host's LOBBY says we have not answered about, as
+    a joiner does; START follows once everyone has."""
+    said: set[bytes] = set()
+    while True:
+        payload = await seat.receive_payload()
+        assert payload is not None, "the host closed the connection instead of starting"
+        frame = read_from_host(payload)
+        if isinstance(frame, Lobby) and frame.you is not None:
+            for decider, about in frame.undecided:
+                key = frame.players[about].key
+                if decider == frame.you and key not in said:
+                    said.add(key)
+                    await seat.send(Vouch(key, True))
+        if isinstance(frame, Logged):
+            return parse(frame.raw)

@@ -4,12 +4,11 @@ prints for each of its addresses, the addresses ``join`` takes, and ``--expect``
 The printed commands are tested on given addresses (``addresses.join_commands``), not on this
 machine's interfaces, which differ from one machine to the next; what this machine's own
 list must look like whatever its interfaces is tested too. Nothing here sends a packet to
-any address but loopback."""
+any address but loopback; ``--expect`` as trust is tested at a table in memory (``memnet``)."""
 
 from __future__ import annotations
 
 import os
-import random
 import re
 import socket
 import subprocess
@@ -18,13 +17,11 @@ from pathlib import Path
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from memnet import Hosted
 from netutil import DEADLINE, HOST_LINE, Finished, Peers
 
 from p2pwhist import addresses, net
 from p2pwhist.games.base import ConfigError
-from p2pwhist.games.boxwhist import BoxWhist
-from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES
 from p2pwhist.home import KnownPeers
 from p2pwhist.addresses import parse_address
@@ -282,35 +279,29 @@ def test_a_bad_address_is_a_one_line_usage_error(address, tmp_path):
 
 
 async def _seated_match(tmp_path, bob_expects: bool) -> list[str]:
-    """alice hosts (a bot), bob and carol join; bob has a person to ask about new keys.
-    Whom bob was asked about."""
+    """alice hosts (a bot), bob and carol join, in memory; bob has a person to ask about new
+    keys. Whom bob was asked about."""
     asked: list[str] = []
 
-    async def ask(name: str, key: bytes) -> bool:
-        asked.append(name)
+    async def ask(question: str) -> bool:
+        asked.append(question.split("'")[1])  # New player 'NAME' with key ...
         return True
 
-    def options(name: str, key, **extra) -> net.PeerOptions:
-        bot = GAMES["boxwhist"].bots["random"](random.Random(name))
-        return net.PeerOptions(name, key, net.Agent(bot.choose, False), tmp_path / f"{name}.p2pw",
-                               timeout=DEADLINE, report=lambda line: None, **extra)
-
-    alice_key = Ed25519PrivateKey.generate()
-    alice = options("alice", alice_key)
-    bob = options("bob", Ed25519PrivateKey.generate(), known=KnownPeers(tmp_path / "bob_known"), trust_new=ask)
-    carol = options("carol", Ed25519PrivateKey.generate())
-    expect = fingerprint(public_bytes(alice_key.public_key())) if bob_expects else None
-    table = net.HostOptions(BoxWhist(3), MatchLength(hands=1), 0, "127.0.0.1")
-    with trio.fail_after(DEADLINE):
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(lambda task_status: net.host(alice, table, task_status=task_status))
-            nursery.start_soon(net.join, bob, "127.0.0.1", port, expect)
-            nursery.start_soon(net.join, carol, "127.0.0.1", port)
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery, players=3)
+        alice_print = fingerprint(public_bytes(hosted.options.key.public_key()))
+        bob = await hosted.join("bob", seed=1, source="10.0.0.2", expect=alice_print if bob_expects else None,
+                                known=KnownPeers(tmp_path / "bob_known"), ask=ask)
+        while not hosted.said("bob joined"):
+            await trio.sleep(0.1)
+        carol = await hosted.join("carol", seed=2, source="10.0.0.3")
+        ends = [await hosted.end(), await bob(), await carol()]
+    assert all(isinstance(end, net.GameRecord) for end in ends), ends
     return asked
 
 
-async def test_join_expect_counts_as_trust_in_the_host(tmp_path):
+async def test_join_expect_counts_as_trust_in_the_host(tmp_path, autojump_clock):
     """A matching --expect is the trust question about the host answered: bob is asked only
     about carol, whom he never met (and, without --expect, about alice too)."""
     assert await _seated_match(tmp_path / "expecting", bob_expects=True) == ["carol"]
-    assert sorted(await _seated_match(tmp_path / "asking", bob_expects=False)) == ["alice", "carol"]
+    assert await _seated_match(tmp_path / "asking", bob_expects=False) == ["alice", "carol"]

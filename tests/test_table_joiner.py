@@ -115,10 +115,22 @@ def test_an_http_or_tls_server_does_not_speak_p2pwhist(sample, words):
     assert str(result) == f"alice.lan:7878 does not speak p2pwhist ({words})"
 
 
-def test_a_garbage_frame_does_not_speak_p2pwhist_either():
+@pytest.mark.parametrize("payload", [b"\x92garbage", b"\x81\xc1", b"\x81\xa7welcome" + b"\x91" * 995 + b"\xc0"],
+                         ids=["array", "malformed-map", "deep-map"])
+def test_a_garbage_frame_does_not_speak_p2pwhist_either(payload):
     arrival = Arrival()
-    arrival.from_host(b"\x92garbage")
+    arrival.from_host(payload)
     assert "does not speak p2pwhist (it sent" in str(arrival.result())
+
+
+def test_a_malformed_frame_from_the_host_while_we_wait_ends_the_table_in_one_line():
+    arrival = Arrival()
+    arrival.welcome()
+    arrival.feed(Vetted(arrival.host.key, True))
+    arrival.from_host(b"\x81\xa5lobby\xc1")
+    result = arrival.result()
+    assert isinstance(result, RemoteTableError)
+    assert str(result) == "alice (the host) sent a bad frame: malformed msgpack (FormatError)"
 
 
 def test_unreachable_is_one_line():

@@ -209,6 +209,28 @@ def test_one_joiner_refusing_another_costs_only_the_refused_their_seat():
     assert [p.name for p in begin.players] == ["alice", "bob", "carol", "erin"] and begin.players[3] == erin
 
 
+def test_a_joiner_who_leaves_as_the_table_fills_is_not_seated_and_the_host_waits_on():
+    """Every seat is taken, and an earlier joiner hangs up before the last yes: the table is
+    not full after all, so no START, even on the yes about the one who left; the next joiner
+    fills the seat, and START seats the two who stayed, in the order they sat down."""
+    from p2pwhist.table import Lost
+
+    door = Door(seats=3)
+    bob, carol = door.sit(1, "bob"), door.sit(2, "carol")
+    door.feed(Received(1, encode(Vouch(carol.key, True))))
+    actions = door.feed(Lost(1, "closed"))
+    actions += door.feed(Received(2, encode(Vouch(bob.key, True))))  # carol's yes about bob, who has gone
+    assert not begins(actions)
+    assert "bob left before the game began; its seat is free again" in door.lines()
+    assert [a.player.name for a in door.machine.lobby.seated] == ["carol"]
+    news = door.last(2)
+    assert isinstance(news, Lobby) and [p.name for p in news.players] == ["alice", "carol"] and news.you == 1
+    del door.players[1]
+    dan = door.sit(3, "dan")
+    (begin,) = begins(door.vouch_all())
+    assert begin.players == (door.me, carol, dan)
+
+
 def test_no_start_until_everyone_has_accepted_everyone():
     door = Door(seats=3)
     bob, carol = door.sit(1, "bob"), door.sit(2, "carol")
@@ -240,7 +262,9 @@ def test_a_seated_joiner_that_speaks_out_of_place_has_left():
     (b"\x81\xa5hello\xc0", "not a p2pwhist HELLO"),
     (encode(Ready()), "not a p2pwhist HELLO: expected a HELLO, not a READY"),
     (b"\x92\x01\x02", "not a p2pwhist HELLO: expected a HELLO, not a message of the log"),
-])
+    (b"\x81\xc1", "not a p2pwhist HELLO: malformed msgpack"),
+    (b"\x81\xa5hello" + b"\x91" * 995 + b"\xc0", "not a p2pwhist HELLO: a value nested more than 8 levels deep"),
+], ids=["version-1", "not-a-hello", "ready", "a-message", "malformed-map", "deep-map"])
 def test_a_bad_first_frame_is_refused_in_one_line_naming_what_was_expected(payload, words):
     door = Door()
     door.feed(Opened(1, "10.0.0.1", "10.0.0.1:1"))
