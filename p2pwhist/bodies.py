@@ -35,7 +35,7 @@ from p2pwhist.identity import PUBLIC_KEY_SIZE, fingerprint
 from p2pwhist.wire import WireError, describe
 
 # The version of the log's format (START says it): see protocol/session.md §8. The frames
-# around the log have a version of their own (``table.LOG_VERSION``).
+# around the log have a version of their own (``table.PROTOCOL_VERSION``).
 LOG_VERSION = 2
 MAX_SEATS = 6  # a seat number on the wire is 0..MAX_SEATS−1
 MAX_NAME = 32

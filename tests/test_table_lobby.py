@@ -262,6 +262,8 @@ def test_a_seated_joiner_that_speaks_out_of_place_has_left():
     (b"\x81\xa5hello\xc0", "not a p2pwhist HELLO"),
     (encode(Ready()), "not a p2pwhist HELLO: expected a HELLO, not a READY"),
     (b"\x92\x01\x02", "not a p2pwhist HELLO: expected a HELLO, not a message of the log"),
+    (b"\xc1 not msgpack", "not a p2pwhist HELLO: expected a HELLO, not malformed msgpack"),
+    (b"\xa5hello", "not a p2pwhist HELLO: expected a HELLO, not 'hello'"),
     (b"\x81\xc1", "not a p2pwhist HELLO: malformed msgpack"),
     (b"\x81\xa5hello" + b"\x91" * 995 + b"\xc0", "not a p2pwhist HELLO: a value nested more than 8 levels deep"),
 ], ids=["version-1", "not-a-hello", "ready", "a-message", "malformed-map", "deep-map"])

@@ -50,6 +50,7 @@ from p2pwhist.table._frames import (
 from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
 from p2pwhist.table._trust import KeyJudgement
 from p2pwhist.table._words import clock, lobby_lines
+from p2pwhist.wire import WireError, describe, unpack
 
 # A refusal of an excess connection is one short line, which a fresh connection's send buffer
 # takes at once; one that leaves it no room is not waited for longer than this.
@@ -188,7 +189,10 @@ class Lobby:
         if arrival.stage in (Stage.SEATED, Stage.VETTING):
             return self._unseat(arrival, "left before the game began", now, close=False)
         self._forget(arrival)
-        return [Report(f"Dropped {arrival.name}: it {reason}")] if bad else []
+        if bad:
+            return [Report(f"Dropped {arrival.name}: it {reason}")]
+        # One that said who it is gets a line; a nameless connection (a flood) does not.
+        return [Report(f"{arrival.name} left before sitting down ({reason})")] if arrival.player else []
 
     def vetted(self, key: bytes, trusted: bool, judgement: KeyJudgement | None, now: float) -> list[Action]:
         """Our answer about a key: the joiners vetting with it are seated, or refused."""
@@ -431,7 +435,7 @@ class Lobby:
     # -- words and times ----------------------------------------------------------------------
 
     def _unexpected(self, arrival: Arrival, frame: FromJoiner) -> str:
-        got = "a message of the log" if isinstance(frame, Logged) else f"a {type(frame).__name__.upper()}"
+        got = _what(frame.raw) if isinstance(frame, Logged) else f"a {type(frame).__name__.upper()}"
         if self.phase is Phase.PLAYING and isinstance(frame, Ready):
             return "a game is under way at this table"
         if self.phase is Phase.SEATING and isinstance(frame, Rejoin):
@@ -453,6 +457,16 @@ class Lobby:
             newest = max(other.since for other in self._undecided_by(arrival))
             return max(arrival.since, newest) + limits.trust
         return float("inf")
+
+
+def _what(payload: bytes) -> str:
+    """What a frame that is not a map is, in words: a message of the log, or something else."""
+    if payload and (payload[0] & 0xF0 == 0x90 or payload[0] in (0xDC, 0xDD)):
+        return "a message of the log"
+    try:
+        return describe(unpack(payload))
+    except WireError:
+        return "malformed msgpack"
 
 
 _HANDLERS: dict[type, Callable[[Lobby, Arrival, object, float], list[Action]]] = {
