@@ -266,7 +266,7 @@ def test_a_seated_joiner_that_speaks_out_of_place_has_left():
     (b"\xa5hello", "not a p2pwhist HELLO: expected a HELLO, not 'hello'"),
     (b"\x81\xc1", "not a p2pwhist HELLO: malformed msgpack"),
     (b"\x81\xa5hello" + b"\x91" * 995 + b"\xc0", "not a p2pwhist HELLO: a value nested more than 8 levels deep"),
-], ids=["version-1", "not-a-hello", "ready", "a-message", "malformed-map", "deep-map"])
+], ids=["version-1", "not-a-hello", "ready", "a-message", "garbage", "a-string", "malformed-map", "deep-map"])
 def test_a_bad_first_frame_is_refused_in_one_line_naming_what_was_expected(payload, words):
     door = Door()
     door.feed(Opened(1, "10.0.0.1", "10.0.0.1:1"))
