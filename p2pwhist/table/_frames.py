@@ -327,7 +327,10 @@ def _reader(*types: type) -> Callable[[bytes], Any]:
         # session decodes a message: it keeps the exact bytes, which its hash chain needs.
         if not payload or payload[0] & 0xF0 != 0x80:
             return Logged(payload)
-        value = unpack(payload)
+        try:
+            value = unpack(payload)
+        except WireError as error:  # malformed msgpack, a repeated key, a deep nest: a peer's frame all the same
+            raise FrameError(str(error)) from None
         if len(value) != 1 or next(iter(value)) not in by_label:
             raise FrameError(f"a frame outside the log is a map of one of {expected}, not {_labels(value)}")
         ((label, body),) = value.items()
