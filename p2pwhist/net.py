@@ -593,9 +593,13 @@ async def host(options: PeerOptions, table_options: HostOptions,
     counted = [0]
 
     def count_seats() -> None:  # ``play`` starts its bots one at a time, each named by its seat
-        if seated is not None and len(machine.lobby.seated) != counted[0]:
-            counted[0] = len(machine.lobby.seated)
-            seated(counted[0])
+        # Once START is made the lobby has handed every seat to the game (``Lobby.begun``), often
+        # in the very step that seated the last joiner: the seats are then all taken.
+        peer = machine.peer
+        count = len(peer.session.table.players) - 1 if peer is not None else len(machine.lobby.seated)
+        if seated is not None and count != counted[0]:
+            counted[0] = count
+            seated(count)
 
     edge = _Edge(machine, options, files, create=create, after=count_seats)
     try:
