@@ -40,7 +40,7 @@ def test_resume_says_plainly_when_there_is_nothing_to_resume(tmp_path, monkeypat
     monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path / "home"))
     nothing = run("resume")
     assert nothing.returncode == 2 and nothing.stderr == "p2pwhist: there is no unfinished game to resume in " \
-        "$P2PWHIST_HOME/games\n"
+        f"{tmp_path / 'home' / 'games'}\n"
     missing = run("resume", str(tmp_path / "gone.p2pw"))
     assert missing.returncode == 2 and "there is no file" in missing.stderr and "Traceback" not in missing.stderr
     over = tmp_path / "over.p2pw"
