@@ -165,13 +165,15 @@ class LinkError(Exception):
 
 
 class Link:
-    """One TCP connection (or any trio stream), read one frame at a time and no further: the
-    4-byte length first, refused at once if it is over the limit the caller gives for this
-    frame, then exactly the rest. So a connection holds at most one frame, and the limit may
-    change from one frame to the next.""" 
+    """One TCP connection (or any trio stream), read a frame at a time: its 4-byte length
+    first, refused at once if it is over the limit the caller gives for this frame, then the
+    rest. What a read brings beyond the frame waits for the next one, so a connection holds at
+    most one read (``RECEIVE_CHUNK``) and one frame, and the limit may change from one frame to
+    the next."""
 
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
+        self._buffer = bytearray()
 
     async def send(self, payload: bytes) -> None:
         try:
@@ -182,31 +184,34 @@ class Link:
     async def receive(self, limit: Callable[[], int]) -> bytes:
         """The next frame's payload; ``limit`` says the largest taken, asked once its length
         has come (the connection's role may have changed while we waited for it)."""
-        header = await self._exactly(LENGTH.size, b"")
-        (size,) = LENGTH.unpack(header)
+        await self._fill(LENGTH.size)
+        (size,) = LENGTH.unpack_from(self._buffer)
         most = limit()
         if size > most:
-            more = b""
             with trio.move_on_after(0.2):  # a little more of what it says, to tell what it is
-                more = await self._some()
-            raise LinkError(f"sent a frame of {size} bytes, over the {most}-byte limit", header + more, bad=True)
-        return await self._exactly(size, header)
+                await self._fill(64, quiet=True)
+            raise LinkError(f"sent a frame of {size} bytes, over the {most}-byte limit", bytes(self._buffer[:64]),
+                            bad=True)
+        await self._fill(LENGTH.size + size)
+        payload = bytes(self._buffer[LENGTH.size : LENGTH.size + size])
+        del self._buffer[: LENGTH.size + size]
+        return payload
 
-    async def _exactly(self, count: int, before: bytes) -> bytes:
-        data = bytearray()
-        while len(data) < count:
-            chunk = await self._some(min(count - len(data), RECEIVE_CHUNK))
+    async def _fill(self, count: int, quiet: bool = False) -> None:
+        """Read until the buffer holds ``count`` bytes; ``quiet``: an end is no error."""
+        while len(self._buffer) < count:
+            try:
+                chunk = await self.stream.receive_some(RECEIVE_CHUNK)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
+                if quiet:
+                    return
+                raise LinkError(f"disconnected ({_os_words(error)})") from None
             if not chunk:
-                said = before + bytes(data)
+                if quiet:
+                    return
+                said = bytes(self._buffer[:64])
                 raise LinkError("closed the connection" + (" inside a frame" if said else ""), said or None)
-            data += chunk
-        return bytes(data)
-
-    async def _some(self, most: int = 64) -> bytes:
-        try:
-            return bytes(await self.stream.receive_some(most))
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
-            raise LinkError(f"disconnected ({_os_words(error)})") from None
+            self._buffer += chunk
 
     async def part(self) -> None:
         """Close at the end, so that our last words arrive: say we are done sending, then read
@@ -290,6 +295,7 @@ class _Edge:
         self._withdrawn: dict[bytes, str] = {}  # a question withdrawn, and the line that says why
         self.result: Outcome | Exception | None = None
         self._nursery: trio.Nursery | None = None
+        self._sent = False  # the last actions queued a send
 
     async def run(self, first: list[Action]) -> Outcome | Exception:
         """Do ``first``, then feed the machine what happens until it finishes; part from
@@ -298,6 +304,11 @@ class _Edge:
             self._nursery = nursery
             self._do(first)
             while self.result is None:
+                if self.machine.busy:
+                    if self._sent:  # what was queued leaves first: the others work meanwhile
+                        await trio.lowlevel.checkpoint()
+                    self._do(self.machine.work(trio.current_time()))
+                    continue
                 now = trio.current_time()
                 deadline = self.machine.deadline
                 if deadline is not None and now >= deadline:
@@ -322,6 +333,7 @@ class _Edge:
     # -- doing what the machine says ------------------------------------------------------------
 
     def _do(self, actions: Sequence[Action]) -> None:
+        self._sent = any(isinstance(action, Send) for action in actions)
         for action in actions:
             self._act(action)
         for conn_id, conn in self.conns.items():
@@ -419,7 +431,7 @@ class _Edge:
             except LinkError as error:
                 await self._lose(conn_id, conn, str(error), error.sample, error.bad)
                 return
-            conn.readable = trio.Event()  # the next frame waits until the machine has taken this one
+            conn.readable = trio.Event()  # the next frame waits until the machine says it may come
             await self._post(Received(conn_id, payload))
 
     async def _write(self, conn_id: int, conn: _Conn) -> None:

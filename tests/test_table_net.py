@@ -11,7 +11,7 @@ from __future__ import annotations
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from memnet import NAMES, MemoryNetwork, Seat, options, table
+from memnet import MemoryNetwork, Seat, options, table
 
 import pytest
 
@@ -21,7 +21,7 @@ from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.home import KnownPeers
 from p2pwhist.identity import fingerprint
-from p2pwhist.table import Lobby, Refused, RemoteTableError, UnattributedTableError, Welcome
+from p2pwhist.table import Lobby, Refused, UnattributedTableError, Welcome
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import verify
 
@@ -41,14 +41,6 @@ async def test_a_match_in_memory_ends_alike_everywhere_and_verifies(tmp_path, au
     assert len(texts) == 1
     assert _verified(records[0].transcript) == (True, True)
     assert not list(tmp_path.glob("*.secrets")) and not list(tmp_path.glob("*.command"))
-
-
-async def _host_and(tmp_path, network: MemoryNetwork, host_options: net.PeerOptions, seats: int = 2, **table_extra):
-    """Start a host on ``network``: returns its record (or error) once the nursery ends."""
-    game = BoxWhist(seats)
-    length = MatchLength(hands=1)
-    listener = network.listen()
-    return listener, net.HostOptions(game, length, **table_extra)
 
 
 async def test_a_trust_answer_that_takes_minutes_seats_the_joiner_and_is_remembered(tmp_path, autojump_clock):

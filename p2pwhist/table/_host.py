@@ -89,6 +89,18 @@ class HostMachine:
             raise LocalTableError("begin is for a returning host; a new table begins at START (Begun)")
         return self._settle(self.peer.begin(now), now)
 
+    @property
+    def busy(self) -> bool:
+        """Whether ``work`` has a step to do (``Peer.busy``): the edge calls it, once what was
+        queued has left, before it hands in the next event."""
+        return not self.finished and self.peer is not None and self.peer.busy
+
+    def work(self, now: float) -> list[Action]:
+        if not self.busy:
+            return []
+        assert self.peer is not None
+        return self._settle(self.peer.work(now), now)
+
     def handle(self, event: Event, now: float) -> list[Action]:
         if self.finished:
             return []
@@ -185,7 +197,7 @@ class HostMachine:
         session = peer.session
         if peer.result is not None:
             return []
-        if session.need is not Need.PEER or session.waiting_for != seat:
+        if peer.busy or session.need is not Need.PEER or session.waiting_for != seat:
             relay.hold(conn, payload)
             return []
         return self._from_seat(seat, payload, now)
@@ -245,7 +257,8 @@ class HostMachine:
         """After anything: take a held frame whose seat is now due, restart the clock of a new
         wait, and move on to the end once the game is over."""
         peer, relay = self.peer, self.relay
-        while peer is not None and relay is not None and peer.result is None and self._ending is None:
+        while peer is not None and relay is not None and peer.result is None and self._ending is None \
+                and not peer.busy:
             session = peer.session
             due = (len(session.log), session.waiting_for) if session.need is Need.PEER else None
             if due != self._due:

@@ -192,6 +192,18 @@ class JoinerMachine:
     def finished(self) -> bool:
         return self.step is Step.OVER
 
+    @property
+    def busy(self) -> bool:
+        """Whether ``work`` has a step to do (``Peer.busy``): the edge calls it, once what was
+        queued has left, before it hands in the next event."""
+        return self.step is not Step.OVER and self.peer is not None and self.peer.busy
+
+    def work(self, now: float) -> list[Action]:
+        if not self.busy:
+            return []
+        assert self.peer is not None
+        return self._settle(self.peer.work(now), now)
+
     def handle(self, event: Event, now: float) -> list[Action]:
         if self.step is Step.OVER:
             return []

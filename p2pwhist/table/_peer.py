@@ -4,12 +4,15 @@ The session (``p2pwhist.session``) judges every message and makes ours; this mac
 what follows from it, which used to be the network loop's own logic:
 
 - A message from another seat is checked (``Session.check``: chain, signature, carrier), then
-  recorded and passed on, then taken (``Session.take``: its body, the rules, the deck). Every
-  peer makes the costly checks of the body itself, so passing a message on before them lets the
-  others work while we do.
-- Our own messages are made as soon as the session can make them; a move or a wish is asked of
-  our person or bot once (``Choose``, ``Wish``), and a message that settles the match meanwhile
-  (a FORFEIT declared against us, an ABORT) cancels the question (``Unchoose``).
+  recorded and passed on, and taken (``Session.take``: its body, the rules, the deck) in the
+  next step (``work``). Every peer makes the costly checks of the body itself, so passing a
+  message on before them lets the others work while we do.
+- Our own messages are made one a step, as soon as the session can make them, each sent before
+  the next is made; a move or a wish is asked of our person or bot once (``Choose``, ``Wish``),
+  and a message that settles the match meanwhile (a FORFEIT declared against us, an ABORT)
+  cancels the question (``Unchoose``).
+- Between two steps the edge lets what was sent leave (``busy``), so a step is the unit of
+  latency: nothing waits behind work it does not need.
 - A seat that stays away, or is too slow, forfeits (``absent``): we sign the FORFEIT, if the
   match has begun and is not settled already.
 - Whatever stops the game is said to the others, signed (ABORT), unless every peer reaches the
@@ -37,7 +40,7 @@ from p2pwhist.session import (
 )
 from p2pwhist.signed import Kind, SignatureError, SignedMessage, parse
 from p2pwhist.table._actions import Action, Choose, Keep, Record, Remember, Show, Unchoose, Wish
-from p2pwhist.table._errors import Refused, RemoteTableError, TableError
+from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, TableError
 
 
 class Transport(Protocol):
@@ -63,6 +66,7 @@ class Peer:
         self.started = now  # a timed match's clock starts when this peer starts (or resumes)
         self.choosing: int | None = None  # the token of the question our person or bot answers
         self._tokens = 0
+        self._taking: SignedMessage | None = None  # checked and passed on; its body is judged next
         # A resumed peer's transcript holds what its interface must show first.
         self._remembered = len(session.log) > len(session.table.players)
 
@@ -71,41 +75,65 @@ class Peer:
         return self.names[self.session.seat] if self.session.seat is not None else "?"
 
     def begin(self, now: float) -> list[Action]:
-        """START (or all a resumed peer holds) to the interface, and our first messages."""
-        return self._shown() + self.advance(now)
+        """START (or all a resumed peer holds) to the interface; then ``work``."""
+        return self._shown()
 
-    def advance(self, now: float) -> list[Action]:
-        """Make our messages as long as the session needs nothing from outside."""
-        out: list[Action] = []
+    @property
+    def busy(self) -> bool:
+        """Whether ``work`` has something to do: a message passed on but not yet taken, a
+        message of ours to make, a question to ask, or the end to settle. The edge lets what
+        was sent leave before each step, so that the others work while we do."""
+        if self.result is not None:
+            return False
+        if self._taking is not None:
+            return True
+        need = self.session.need
+        return need is not Need.PEER and not (need in (Need.MOVE, Need.WISH) and self.choosing is not None)
+
+    def work(self, now: float) -> list[Action]:
+        """One step: take the message passed on, or make our next message, or ask our person
+        or bot for a move or a wish, or settle the end."""
+        if self.result is not None:
+            return []
+        taking, self._taking = self._taking, None
+        if taking is not None:
+            try:
+                self.session.take(taking)
+            except RemoteError as error:
+                return self._refused(taking.raw, error)
+            except SessionError as error:
+                return self._stopped(error)
+            return self._after(taking)
         session = self.session
-        while self.result is None:
-            need = session.need
-            if need is Need.DONE:
-                self.result = self._settled()
-                break
-            if need is Need.PEER:
-                break
-            if need in (Need.MOVE, Need.WISH):
-                if self.choosing is None:
-                    self._tokens += 1
-                    self.choosing = self._tokens
-                    out.append(Choose(self.choosing, session.view()) if need is Need.MOVE else Wish(self.choosing))
-                break
-            value = self._time_up(now) if need is Need.DECISION else None
-            out += self._make(value)
-        return out
+        need = session.need
+        if need is Need.DONE:
+            self.result = self._settled()
+            return []
+        if need is Need.PEER:
+            return []
+        if need in (Need.MOVE, Need.WISH):
+            if self.choosing is not None:
+                return []
+            self._tokens += 1
+            self.choosing = self._tokens
+            return [Choose(self.choosing, session.view()) if need is Need.MOVE else Wish(self.choosing)]
+        return self._make(self._time_up(now) if need is Need.DECISION else None)
 
     def chosen(self, token: int, value: object, now: float) -> list[Action]:
         """Our person's or bot's answer; an answer to a question withdrawn is dropped."""
         if token != self.choosing or self.result is not None:
             return []
         self.choosing = None
-        return self._make(value) + self.advance(now)
+        return self._make(value)
 
     def take(self, raw: bytes, via: int, now: float) -> list[Action]:
-        """A message for the log from another seat, carried by ``via``'s connection."""
+        """A message for the log from another seat, carried by ``via``'s connection: checked
+        (chain, signature, carrier), recorded and passed on now; taken (its body: the rules,
+        the deck) by the next ``work``, once it has left for the others."""
         if self.result is not None:
             return []
+        if self._taking is not None:
+            raise LocalTableError("a message came before the one passed on was taken: work first")
         out: list[Action] = []
         if self.choosing is not None:  # it settles the match, or it is out of turn: either way, stop asking
             out.append(Unchoose(self.choosing))
@@ -114,12 +142,8 @@ class Peer:
             message = self.session.check(raw, via)
         except RemoteError as error:
             return out + self._refused(raw, error)
-        out += self._logged(message, via)
-        try:
-            self.session.take(message)
-        except SessionError as error:
-            return out + self._refused(raw, error) if isinstance(error, RemoteError) else out + self._stopped(error)
-        return out + self._after(message) + self.advance(now)
+        self._taking = message
+        return out + self._logged(message, via)
 
     def absent(self, seat: int, reason: str, now: float) -> list[Action]:
         """``seat``, whose message is due, stayed away or took too long: it forfeits."""
@@ -135,7 +159,7 @@ class Peer:
         if not session.begun:  # before every seat accepted, nobody has anything to lose
             return self.stop(TableError(f"{who} {reason}", seat))
         message = session.forfeit(seat, f"{self.names[seat]} {reason}")
-        return self._logged(message) + self._after(message) + self.advance(now)
+        return self._logged(message) + self._after(message)
 
     def stop(self, error: TableError) -> list[Action]:
         """The game cannot go on for a reason outside the session (the network, a peer's
