@@ -295,7 +295,6 @@ class _Edge:
         self._withdrawn: dict[bytes, str] = {}  # a question withdrawn, and the line that says why
         self.result: Outcome | Exception | None = None
         self._nursery: trio.Nursery | None = None
-        self._sent = False  # the last actions queued a send
 
     async def run(self, first: list[Action]) -> Outcome | Exception:
         """Do ``first``, then feed the machine what happens until it finishes; part from
@@ -305,8 +304,7 @@ class _Edge:
             self._do(first)
             while self.result is None:
                 if self.machine.busy:
-                    if self._sent:  # what was queued leaves first: the others work meanwhile
-                        await trio.lowlevel.checkpoint()
+                    await trio.lowlevel.checkpoint()  # what was queued leaves first: the others work meanwhile
                     self._do(self.machine.work(trio.current_time()))
                     continue
                 now = trio.current_time()
@@ -333,7 +331,6 @@ class _Edge:
     # -- doing what the machine says ------------------------------------------------------------
 
     def _do(self, actions: Sequence[Action]) -> None:
-        self._sent = any(isinstance(action, Send) for action in actions)
         for action in actions:
             self._act(action)
         for conn_id, conn in self.conns.items():

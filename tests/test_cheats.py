@@ -182,19 +182,16 @@ async def test_a_wrong_position_key_is_disputed_and_pinned_by_the_audit(tmp_path
 async def test_a_secret_that_is_never_revealed_forfeits_the_match_after_the_timeout(tmp_path, monkeypatch):
     """Withholding a secret at the audit (to hide a cheat, or to deny a loss) is not free: past
     the limit for one message the seat forfeits the match, which the others sign."""
-    honest = Peer.advance
+    honest_busy, honest_work = Peer.busy, Peer.work
 
-    # The cheater's peer makes nothing once its secret for a hand is due. ``advance`` runs after
-    # every message taken and every move chosen, and here a hand's SECRETs begin after its last PLAY,
-    # so the secret is due as an ``advance`` begins, never in the middle of one.
-    def withhold(self, now):
-        session = self.session
-        if session.seat == CHEATER and session.need is Need.SEND and session.expected_kind is Kind.SECRET \
-                and session.hand is not None:
-            return []
-        return honest(self, now)
+    # The cheater's peer has nothing to do once its secret for a hand is due: it makes nothing.
+    def withholding(peer) -> bool:
+        session = peer.session
+        return session.seat == CHEATER and session.need is Need.SEND and session.expected_kind is Kind.SECRET \
+            and session.hand is not None and peer._taking is None
 
-    monkeypatch.setattr(Peer, "advance", withhold)
+    monkeypatch.setattr(Peer, "busy", property(lambda self: not withholding(self) and honest_busy.fget(self)))
+    monkeypatch.setattr(Peer, "work", lambda self, now: [] if withholding(self) else honest_work(self, now))
     table = await play_table(tmp_path, timeout=2.0, quitter=CHEATER)
     for seat in table.honest(CHEATER):
         outcome = table.results[seat]
