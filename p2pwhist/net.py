@@ -272,7 +272,7 @@ class _Conn:
     tasks: trio.CancelScope = field(default_factory=trio.CancelScope)
     close_by: float | None = None  # set by Close: flush until then, then part (or, given no time, close)
     graceful: bool = False  # part: say we are done and hear the peer out, so our last words arrive
-    gone: bool = False  # Lost was posted
+    lost: Lost | None = None  # why it is gone, once it is: told to the machine when its tasks have stopped
 
 
 class _Edge:
@@ -334,7 +334,7 @@ class _Edge:
         for action in actions:
             self._act(action)
         for conn_id, conn in self.conns.items():
-            if not conn.readable.is_set() and not conn.gone and self.machine.reading(conn_id):
+            if not conn.readable.is_set() and conn.lost is None and self.machine.reading(conn_id):
                 conn.readable.set()
         if self._after is not None:
             self._after()
@@ -343,7 +343,7 @@ class _Edge:
         options = self.options
         if isinstance(action, Send):
             conn = self.conns.get(action.conn)
-            if conn is not None and conn.close_by is None and not conn.gone:  # a lost one: the machine hears of it next
+            if conn is not None and conn.close_by is None and conn.lost is None:  # a lost one: the machine hears next
                 conn.outbox.send_nowait(action.payload)
         elif isinstance(action, Close):
             conn = self.conns.get(action.conn)
@@ -405,7 +405,8 @@ class _Edge:
         return self._ids
 
     async def _serve(self, conn_id: int) -> None:
-        """A connection's reader and writer, until it is closed or lost; then it is parted."""
+        """A connection's reader and writer, until it is closed or lost; then it is parted, and
+        the machine hears of its end, once, from here (a task still posting could be cancelled)."""
         conn = self.conns[conn_id]
         with conn.tasks:
             async with trio.open_nursery() as both:
@@ -414,9 +415,8 @@ class _Edge:
                 both.cancel_scope.cancel()
         await conn.link.part() if conn.graceful else await _aclose(conn.link.stream)
         del self.conns[conn_id]
-        if not conn.gone and self.result is None:  # one the machine closed: it hears of it once, as of any other
-            conn.gone = True
-            await self._post(Lost(conn_id, "closed"))
+        if self.result is None:  # one the machine closed hears of it too, as of any other
+            await self._post(conn.lost or Lost(conn_id, "closed"))
 
     async def _read(self, conn_id: int, conn: _Conn) -> None:
         while True:
@@ -426,7 +426,7 @@ class _Edge:
             try:
                 payload = await conn.link.receive(lambda: self.machine.frame_limit(conn_id) or 0)
             except LinkError as error:
-                await self._lose(conn_id, conn, str(error), error.sample, error.bad)
+                self._lose(conn_id, conn, str(error), error.sample, error.bad)
                 return
             conn.readable = trio.Event()  # the next frame waits until the machine says it may come
             await self._post(Received(conn_id, payload))
@@ -440,21 +440,19 @@ class _Edge:
                 try:
                     await conn.link.send(payload)
                 except LinkError as error:
-                    await self._lose(conn_id, conn, str(error))
+                    self._lose(conn_id, conn, str(error))
                     return
             if scope.cancelled_caught:
                 if conn.close_by is None:
-                    await self._lose(conn_id, conn, f"stopped reading: a write waited {SEND_TIMEOUT:g} s")
+                    self._lose(conn_id, conn, f"stopped reading: a write waited {SEND_TIMEOUT:g} s")
                 return
 
-    async def _lose(self, conn_id: int, conn: _Conn, reason: str, sample: bytes | None = None,
-                    bad: bool = False) -> None:
-        if conn.gone or conn.close_by is not None:
+    def _lose(self, conn_id: int, conn: _Conn, reason: str, sample: bytes | None = None, bad: bool = False) -> None:
+        """``conn`` is gone: its writer stops, and with it its reader; ``_serve`` tells the machine."""
+        if conn.lost is not None or conn.close_by is not None:
             return
-        conn.gone = True
+        conn.lost = Lost(conn_id, reason, sample, bad)
         conn.outbox.close()
-        await self._post(Lost(conn_id, reason, sample, bad))
-        conn.tasks.cancel()
 
     async def _connect_task(self) -> None:
         assert self._connect is not None
