@@ -149,6 +149,7 @@ async def test_a_bad_hello_is_refused_in_one_line_and_the_table_plays_on(tmp_pat
         refuse = read_from_host(payload)
         assert isinstance(refuse, Refuse) and refuse.reason.startswith(line.split(": ", 1)[1]), refuse
         assert await bad.receive_payload() is None  # and then hung up
+    await trio.testing.wait_all_tasks_blocked()  # the host has said so
     (said,) = [text for text in hosted.lines if text.startswith(("Refused", "Dropped"))]
     assert said.startswith(line), said
     assert not hosted.done.is_set()
