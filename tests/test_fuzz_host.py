@@ -13,9 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 import fuzz_host
 
-FRAMES = 3000
+FRAMES = 1200
 SEED = 20240607
-GAME_EVERY = 500  # about six signed-mutation games: each costs a host process, about 0.7 s
+GAME_EVERY = 300  # about four signed-mutation games: each costs a host process, about 0.7 s
 
 
 def test_a_short_fuzz_run_finds_no_crash_and_no_hang(tmp_path: Path) -> None:
