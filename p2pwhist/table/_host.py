@@ -41,7 +41,7 @@ from p2pwhist.table._errors import LocalTableError, RemoteTableError
 from p2pwhist.table._frames import Done, FrameError, Logged, Notice, Presence, Rejoin, encode, read_from_joiner
 from p2pwhist.table._limits import Limits
 from p2pwhist.table._lobby import Arrival, Lobby
-from p2pwhist.table._peer import Peer
+from p2pwhist.table._peer import Peer, Playing
 from p2pwhist.table._relay import Relay
 from p2pwhist.table._words import clock
 from p2pwhist.wire import MAX_FRAME
@@ -56,7 +56,7 @@ class _Ending:
     asked: dict[int, float] = field(default_factory=dict)
 
 
-class HostMachine:
+class HostMachine(Playing):
     """See the module docstring. ``me`` is the host's player (seat 0), ``seats`` the table's
     size, ``nonce`` a source of fresh 32-byte nonces (OS randomness, from the edge)."""
 
@@ -65,7 +65,7 @@ class HostMachine:
         self.lobby = Lobby(me, seats, limits, nonce, self._rejoin)
         self.relay: Relay | None = None
         self.peer: Peer | None = None
-        self.finished = False
+        self._over = False
         self._due: tuple[int, int | None] | None = None  # (log length, seat) of the message awaited
         self._due_since = 0.0
         self._next_notice = 0.0
@@ -90,16 +90,8 @@ class HostMachine:
         return self._settle(self.peer.begin(now), now)
 
     @property
-    def busy(self) -> bool:
-        """Whether ``work`` has a step to do (``Peer.busy``): the edge calls it, once what was
-        queued has left, before it hands in the next event."""
-        return not self.finished and self.peer is not None and self.peer.busy
-
-    def work(self, now: float) -> list[Action]:
-        if not self.busy:
-            return []
-        assert self.peer is not None
-        return self._settle(self.peer.work(now), now)
+    def finished(self) -> bool:
+        return self._over
 
     def handle(self, event: Event, now: float) -> list[Action]:
         if self.finished:
@@ -339,7 +331,7 @@ class HostMachine:
         return out
 
     def _finish(self, result) -> list[Action]:
-        self.finished = True
+        self._over = True
         out = self.lobby.close()
         if self.relay is not None:
             out += [Close(conn, 2.0) for conn in self.relay.conn_of if conn is not None]

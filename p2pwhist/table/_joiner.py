@@ -80,7 +80,7 @@ from p2pwhist.table._frames import (
     read_from_host,
 )
 from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
-from p2pwhist.table._peer import Peer
+from p2pwhist.table._peer import Peer, Playing
 from p2pwhist.table._words import clock, lobby_lines, notice_line
 from p2pwhist.wire import MAX_FRAME
 
@@ -136,7 +136,7 @@ class _Line:
         self.delivered = length
 
 
-class JoinerMachine:
+class JoinerMachine(Playing):
     """See the module docstring. ``where`` is the host's address as the person typed it (for
     the words), ``key`` our private key (HELLO, REJOIN's proof, an ABORT before the game), and
     ``resumable`` our unfinished games, newest first, which a host playing one of them lets us
@@ -191,18 +191,6 @@ class JoinerMachine:
     @property
     def finished(self) -> bool:
         return self.step is Step.OVER
-
-    @property
-    def busy(self) -> bool:
-        """Whether ``work`` has a step to do (``Peer.busy``): the edge calls it, once what was
-        queued has left, before it hands in the next event."""
-        return self.step is not Step.OVER and self.peer is not None and self.peer.busy
-
-    def work(self, now: float) -> list[Action]:
-        if not self.busy:
-            return []
-        assert self.peer is not None
-        return self._settle(self.peer.work(now), now)
 
     def handle(self, event: Event, now: float) -> list[Action]:
         if self.step is Step.OVER:
@@ -533,9 +521,9 @@ class JoinerMachine:
                 self.ending_since = now  # our log is complete: stay for the host's DONE
             else:
                 out += self._end(peer.result)
-        elif self.ending_since is not None and (now >= self.ending_since + self.limits.timeout + self.limits.wait
-                                                or self.step is not Step.PLAYING
-                                                and now >= self.lost_at + self.limits.wait):
+        elif self.ending_since is not None and peer.result is not None \
+                and (now >= self.ending_since + self.limits.timeout + self.limits.wait
+                     or self.step is not Step.PLAYING and now >= self.lost_at + self.limits.wait):
             out += self._end(peer.result)  # the host is gone: our log is complete, and it may have all of it
         return out
 

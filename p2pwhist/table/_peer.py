@@ -267,3 +267,30 @@ class Peer:
         """The host's clock decides whether a timed match goes on."""
         minutes = self.session.table.length.minutes
         return minutes is not None and now - self.started >= minutes * 60
+
+
+class Playing:
+    """What a host's and a joiner's machines share once their game is under way: their peer's
+    steps. The edge calls ``work`` while ``busy``, each time once what was queued has left,
+    before it hands in the next event (a frame that came meanwhile waits its turn)."""
+
+    peer: Peer | None
+
+    @property
+    def finished(self) -> bool:
+        raise NotImplementedError
+
+    @property
+    def busy(self) -> bool:
+        """Whether ``work`` has a step to do (``Peer.busy``)."""
+        return not self.finished and self.peer is not None and self.peer.busy
+
+    def work(self, now: float) -> list[Action]:
+        if not self.busy:
+            return []
+        assert self.peer is not None
+        return self._settle(self.peer.work(now), now)
+
+    def _settle(self, out: list[Action], now: float) -> list[Action]:
+        """What follows any step or event: the machine's own bookkeeping."""
+        raise NotImplementedError
