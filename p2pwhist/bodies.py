@@ -273,7 +273,8 @@ class MatchSigned:
     @staticmethod
     def from_wire(obj: Any) -> MatchSigned:
         body = read_map(obj, {"points", "winner"}, "a FINAL")
-        return MatchSigned(read_ints(body["points"], 0, MAX_COUNT, "points"), read_seat_or_nil(body["winner"], "the winner"))
+        return MatchSigned(read_ints(body["points"], 0, MAX_COUNT, "points"),
+                           read_seat_or_nil(body["winner"], "the winner"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +291,8 @@ class Dispute:
     @staticmethod
     def from_wire(obj: Any) -> Dispute:
         body = read_map(obj, {"position", "reason"}, "a DISPUTE")
-        return Dispute(read_int(body["position"], 0, 255, "the disputed position"), read_text(body["reason"], MAX_REASON, "a reason"))
+        return Dispute(read_int(body["position"], 0, 255, "the disputed position"),
+                       read_text(body["reason"], MAX_REASON, "a reason"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,7 +309,8 @@ class Abort:
     @staticmethod
     def from_wire(obj: Any) -> Abort:
         body = read_map(obj, {"reason", "culprit"}, "an ABORT")
-        return Abort(read_text(body["reason"], MAX_REASON, "a reason"), read_seat_or_nil(body["culprit"], "the culprit"))
+        return Abort(read_text(body["reason"], MAX_REASON, "a reason"),
+                     read_seat_or_nil(body["culprit"], "the culprit"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -210,7 +210,7 @@ def host_command(args: argparse.Namespace) -> int:
 
 def _say_what_waits(options: PeerOptions) -> None:
     """One line when an unfinished game of ours waits while we start another table."""
-    waiting = our_unfinished(options.key)  # type: ignore[arg-type]
+    waiting = our_unfinished(options.key)
     if waiting:
         game = waiting[0]
         options.report(f"An unfinished game ({game.describe()}) is waiting in {game.path}: "

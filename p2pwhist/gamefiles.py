@@ -215,7 +215,8 @@ def unfinished(path: Path, key: Ed25519PrivateKey) -> Unfinished:
         raise ConfigError(f"{path}: {error}") from None
     table = start.body
     mine = public_bytes(key.public_key())
-    seats = [seat for seat, player in enumerate(table.players) if player.key == mine] if isinstance(table, Table) else []
+    players = table.players if isinstance(table, Table) else ()
+    seats = [seat for seat, player in enumerate(players) if player.key == mine]
     if start.kind is not Kind.START or not seats:
         raise ConfigError(f"{path} is not a game in which your key holds a seat")
     return Unfinished(path, start, seats[0])

@@ -349,7 +349,7 @@ class _Edge:
             conn = self.conns.get(action.conn)
             if conn is not None and conn.close_by is None:
                 conn.close_by = trio.current_time() + action.within
-                conn.graceful = action.within > 0
+                conn.graceful = action.part
                 conn.outbox.close()
         elif isinstance(action, Record):
             assert self.files is not None

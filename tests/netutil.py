@@ -31,7 +31,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pwhist.games.registry import GAMES
 from p2pwhist.session import HOST, Need, Session
 from p2pwhist.signed import Kind, parse, public_bytes
-from p2pwhist.table import PROTOCOL_VERSION, Done, Hello, Logged, Ready, Welcome, encode, read_from_host, read_from_joiner
+from p2pwhist.table import (
+    PROTOCOL_VERSION,
+    Done,
+    Hello,
+    Logged,
+    Ready,
+    Welcome,
+    encode,
+    read_from_host,
+    read_from_joiner,
+)
 from p2pwhist.transcript import MAGIC
 from p2pwhist.wire import FrameBuffer, frame, pack, unpack
 

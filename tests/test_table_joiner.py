@@ -265,7 +265,8 @@ def test_a_host_naming_a_game_of_ours_must_be_that_games_host():
     arrival = Arrival()
     real_host = Ed25519PrivateKey.generate()
     table = Table(BoxWhist(2), MatchLength(hands=1),
-                  (Player("alice", real_host.public_key().public_bytes_raw()), arrival.machine.me), bytes(32), "2026-12-02")
+                  (Player("alice", real_host.public_key().public_bytes_raw()), arrival.machine.me), bytes(32),
+                  "2026-12-02")
     start = start_message(real_host, table)
     session = Session(start, 1, arrival.key, lambda: bytes(32))
     arrival.machine.resumable = [Resumable(session.game_id, "Box Whist with alice, hosted by alice", "old.p2pw")]

@@ -302,7 +302,8 @@ def test_news_keeps_coming_and_names_who_decides_about_whom():
     door = Door(seats=3)
     door.sit(1, "bob")
     door.sit(2, "carol")
-    assert door.lines()[-2:] == ["bob is deciding whether to play with carol", "carol is deciding whether to play with bob"]
+    assert door.lines()[-2:] == ["bob is deciding whether to play with carol",
+                                 "carol is deciding whether to play with bob"]
     sent = len(door.sent[1])
     door.tick(door.now + LIMITS.news_every)
     assert len(door.sent[1]) == sent + 1

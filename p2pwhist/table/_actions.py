@@ -111,10 +111,13 @@ class Send:
 @dataclass(frozen=True, slots=True)
 class Close:
     """Close ``conn`` once what was queued for it is sent, waiting no longer than ``within``
-    seconds for that (0: at once)."""
+    seconds for that (0: at once). ``part``: then say we are done and hear the peer out before
+    closing (briefly), so that our last words (a REFUSE, an ABORT, DONE) are not destroyed by
+    the reset a close with unread data sends."""
 
     conn: ConnId
     within: float
+    part: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,5 +235,5 @@ class Finish:
     result: Outcome | Exception
 
 
-Action: TypeAlias = (Send | Close | Connect | Vet | Unvet | Choose | Wish | Unchoose | Begin | Sit | Reopen | Record | Keep
-                     | Show | Report | Remember | Finish)
+Action: TypeAlias = (Send | Close | Connect | Vet | Unvet | Choose | Wish | Unchoose | Begin | Sit | Reopen | Record
+                     | Keep | Show | Report | Remember | Finish)

@@ -334,5 +334,5 @@ class HostMachine(Playing):
         self._over = True
         out = self.lobby.close()
         if self.relay is not None:
-            out += [Close(conn, 2.0) for conn in self.relay.conn_of if conn is not None]
+            out += [Close(conn, 2.0, part=True) for conn in self.relay.conn_of if conn is not None]
         return out + [Finish(result)]

@@ -172,7 +172,8 @@ class JoinerMachine(Playing):
         self.ending_since: float | None = None
 
     @classmethod
-    def returning(cls, session: Session, key: Ed25519PrivateKey, where: str, limits: Limits, now: float) -> JoinerMachine:
+    def returning(cls, session: Session, key: Ed25519PrivateKey, where: str, limits: Limits,
+                  now: float) -> JoinerMachine:
         """A joiner going on with an unfinished game of its own: it connects and rejoins."""
         machine = cls(session.table.players[session.seat].name, key, where, limits)  # type: ignore[index]
         machine._play(session, now)
@@ -551,7 +552,7 @@ class JoinerMachine(Playing):
         that failed just hangs up."""
         self.step = Step.OVER
         within = 2.0 if self.peer is not None or self.sitting is not None else 0.0
-        out: list[Action] = [Close(self.conn, within)] if self.conn is not None else []
+        out: list[Action] = [Close(self.conn, within, part=within > 0)] if self.conn is not None else []
         return out + [Finish(result)]
 
     def _host_words(self) -> str:

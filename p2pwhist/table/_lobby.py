@@ -197,7 +197,8 @@ class Lobby:
     def vetted(self, key: bytes, trusted: bool, judgement: KeyJudgement | None, now: float) -> list[Action]:
         """Our answer about a key: the joiners vetting with it are seated, or refused."""
         self.decided[key] = trusted
-        why = judgement.refusal(self.me.name) if judgement else f"{self.me.name} did not accept your key {fingerprint(key)}"
+        why = judgement.refusal(self.me.name) if judgement else \
+            f"{self.me.name} did not accept your key {fingerprint(key)}"
         out: list[Action] = []
         for arrival in [a for a in self.arrivals.values() if a.stage is Stage.VETTING and a.said.key == key]:
             out += self._seat(arrival, now) if trusted else self._refuse(arrival, why)
@@ -227,7 +228,8 @@ class Lobby:
     @property
     def deadline(self) -> float | None:
         times = [self._deadline_of(arrival) for arrival in self.arrivals.values()]
-        if self.phase is Phase.SEATING and any(a.stage in (Stage.VETTING, Stage.SEATED) for a in self.arrivals.values()):
+        told = (Stage.VETTING, Stage.SEATED)
+        if self.phase is Phase.SEATING and any(a.stage in told for a in self.arrivals.values()):
             times.append(self._news_at + self.limits.news_every)
         finite = [t for t in times if t != float("inf")]
         return min(finite) if finite else None
@@ -422,8 +424,11 @@ class Lobby:
         self._forget(arrival)
         arrival.stage = Stage.LEAVING
         self.arrivals[arrival.conn] = arrival
-        return [Send(arrival.conn, encode(Refuse(reason[:200]))), Close(arrival.conn, within)] if within \
-            else [Close(arrival.conn, 0.0)]
+        # A refusal at the door (a flood) is not waited on: the others are parted from properly.
+        if not within:
+            return [Close(arrival.conn, 0.0)]
+        return [Send(arrival.conn, encode(Refuse(reason[:200]))),
+                Close(arrival.conn, within, part=within > REFUSE_AT_ONCE)]
 
     def _forget(self, arrival: Arrival) -> None:
         # The others' answers about its key stay: a joiner who comes back is not asked about

@@ -71,7 +71,8 @@ class Relay:
     def hold(self, conn: ConnId, payload: bytes) -> None:
         self.held[conn] = payload
 
-    def rejoin_refusal(self, session: Session, key: bytes, rejoin: Rejoin, nonce: bytes, raws: list[bytes]) -> str | None:
+    def rejoin_refusal(self, session: Session, key: bytes, rejoin: Rejoin, nonce: bytes,
+                       raws: list[bytes]) -> str | None:
         """Why a returning joiner may not take its seat back (wire.md §2), or None: it must
         prove it holds the seat's key by signing our nonce, and hold a prefix of our log (or
         our log and messages of its own that we never got, which come next and are checked
