@@ -8,15 +8,15 @@ type knows its wire form (``protocol/session.md`` §3). Which body may come when
 its values fit the game (a result equal to ours, a culprit who sits at the table) is the
 session's to judge: a decoder sees one value and no context.
 
-The unsigned frames outside the log are decoded here too: HELLO, WELCOME, READY, REJOIN and
-RESUMED before a joiner takes (or takes back) its seat, and the host's NOTICE during the game.
+The unsigned frames outside the log (HELLO, WELCOME, LOBBY, NOTICE and the rest) are the
+table's (``p2pwhist.table``); they share the field readers below.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, TypeAlias
+from typing import Any, Callable, ClassVar, TypeAlias, TypeVar
 
 from p2pwhist.deck import (
     Claim,
@@ -34,7 +34,9 @@ from p2pwhist.games.registry import game_from_wire
 from p2pwhist.identity import PUBLIC_KEY_SIZE, fingerprint
 from p2pwhist.wire import WireError, describe
 
-PROTOCOL_VERSION = 2
+# The version of the log's format (START says it): see protocol/session.md §8. The frames
+# around the log have a version of their own (``table.PROTOCOL_VERSION``).
+LOG_VERSION = 2
 MAX_SEATS = 6  # a seat number on the wire is 0..MAX_SEATS−1
 MAX_NAME = 32
 NONCE_SIZE = 32
@@ -67,29 +69,29 @@ class Kind(enum.Enum):
 # -- field readers: each raises BodyError with a short description, never a repr ------------
 
 
-def _map(obj: Any, keys: set[str], what: str) -> dict[str, Any]:
+def read_map(obj: Any, keys: set[str], what: str) -> dict[str, Any]:
     if type(obj) is not dict or set(obj) != keys:
         raise BodyError(f"{what} is a map of exactly {', '.join(sorted(keys)) or 'nothing'}, not {describe(obj)}")
     return obj
 
 
-def _int(obj: Any, low: int, high: int, what: str) -> int:
+def read_int(obj: Any, low: int, high: int, what: str) -> int:
     if type(obj) is not int or not low <= obj <= high:
         raise BodyError(f"{what} is a whole number in {low}..{high}, not {describe(obj)}")
     return obj
 
 
-def _seat_or_nil(obj: Any, what: str) -> int | None:
-    return None if obj is None else _int(obj, 0, MAX_SEATS - 1, what)
+def read_seat_or_nil(obj: Any, what: str) -> int | None:
+    return None if obj is None else read_int(obj, 0, MAX_SEATS - 1, what)
 
 
-def _ints(obj: Any, low: int, high: int, what: str) -> tuple[int, ...]:
+def read_ints(obj: Any, low: int, high: int, what: str) -> tuple[int, ...]:
     if type(obj) is not list or len(obj) > MAX_SEATS:
         raise BodyError(f"{what} is an array of at most {MAX_SEATS}, not {describe(obj)}")
-    return tuple(_int(item, low, high, what) for item in obj)
+    return tuple(read_int(item, low, high, what) for item in obj)
 
 
-def _text(obj: Any, limit: int, what: str) -> str:
+def read_text(obj: Any, limit: int, what: str) -> str:
     """A string a person will read: printable, so no line breaks or terminal escapes."""
     if type(obj) is not str or len(obj) > limit or not obj.isprintable():
         raise BodyError(f"{what} is a printable string of at most {limit} characters, not {describe(obj)}")
@@ -108,174 +110,22 @@ def check_name(name: object) -> str:
     return name
 
 
-def _key(obj: Any, what: str) -> bytes:
-    return _bin(obj, PUBLIC_KEY_SIZE, what)
+def read_key(obj: Any, what: str) -> bytes:
+    return read_bytes(obj, PUBLIC_KEY_SIZE, what)
 
 
-def _bin(obj: Any, size: int, what: str) -> bytes:
+def read_bytes(obj: Any, size: int, what: str) -> bytes:
     if type(obj) is not bytes or len(obj) != size:
         raise BodyError(f"{what} is {size} bytes, not {describe(obj)}")
     return obj
 
 
-def _configured(read: Callable[[], Any]) -> Any:
+def read_config(read: Callable[[], Any]) -> Any:
     """A configuration read with the games' own parsers, whose refusals are ``ConfigError``."""
     try:
         return read()
     except ConfigError as error:
         raise BodyError(str(error)) from None
-
-
-# -- before the log: HELLO -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Hello:
-    """A joiner's first frame: ``{"hello": {"version", "name", "key"}}`` (wire.md §2). Any
-    version decodes, so that the host can say which one it speaks."""
-
-    LABEL: ClassVar[str] = "hello"
-    version: int
-    name: str
-    key: bytes
-
-    def to_wire(self) -> dict[str, Any]:
-        return {self.LABEL: {"version": self.version, "name": self.name, "key": self.key}}
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> Hello:
-        what = f"a {cls.LABEL.upper()}"
-        body = _map(_map(obj, {cls.LABEL}, what)[cls.LABEL], {"version", "name", "key"}, what)
-        version = _int(body["version"], 0, 2**32 - 1, "a protocol version")
-        return cls(version, _configured(lambda: check_name(body["name"])), _key(body["key"], "a public key"))
-
-
-@dataclass(frozen=True, slots=True)
-class Welcome:
-    """The host's answer to a HELLO: ``{"welcome": {"version", "name", "key", "nonce"}}``, the
-    host's own identity, so that the joiner can check it before it sits down, and a fresh
-    nonce that a returning joiner signs to prove it holds its seat's key (wire.md §2)."""
-
-    LABEL: ClassVar[str] = "welcome"
-    version: int
-    name: str
-    key: bytes
-    nonce: bytes
-
-    def to_wire(self) -> dict[str, Any]:
-        return {self.LABEL: {"version": self.version, "name": self.name, "key": self.key, "nonce": self.nonce}}
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> Welcome:
-        body = _map(_map(obj, {cls.LABEL}, "a WELCOME")[cls.LABEL], {"version", "name", "key", "nonce"}, "a WELCOME")
-        return cls(_int(body["version"], 0, 2**32 - 1, "a protocol version"),
-                   _configured(lambda: check_name(body["name"])), _key(body["key"], "a public key"),
-                   _bin(body["nonce"], NONCE_SIZE, "the nonce"))
-
-
-READY = {"ready": True}  # the joiner's answer to WELCOME: it trusts the host and sits down
-
-
-def check_ready(obj: Any) -> None:
-    """A joiner's READY, or ``BodyError``."""
-    if _map(obj, {"ready"}, "a READY")["ready"] is not True:
-        raise BodyError("a READY says true")
-
-
-REJOIN_DOMAIN = b"p2pwhist rejoin v1\x00"
-
-
-@dataclass(frozen=True, slots=True)
-class Rejoin:
-    """A returning joiner's answer to WELCOME, instead of READY (wire.md §2): the game it
-    returns to (its id), its seat, how many messages of the log it holds and the hash of the
-    last, and its signature over all of these and the WELCOME's nonce (``statement``), which
-    proves it holds the seat's key now, not merely once."""
-
-    LABEL: ClassVar[str] = "rejoin"
-    game: bytes
-    seat: int
-    have: int
-    head: bytes
-    proof: bytes
-
-    @staticmethod
-    def statement(game: bytes, seat: int, have: int, head: bytes, nonce: bytes) -> bytes:
-        return REJOIN_DOMAIN + game + bytes([seat]) + have.to_bytes(4, "big") + head + nonce
-
-    def to_wire(self) -> dict[str, Any]:
-        return {self.LABEL: {"game": self.game, "seat": self.seat, "have": self.have, "head": self.head,
-                             "proof": self.proof}}
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> Rejoin:
-        body = _map(_map(obj, {cls.LABEL}, "a REJOIN")[cls.LABEL], {"game", "seat", "have", "head", "proof"},
-                    "a REJOIN")
-        return cls(_bin(body["game"], 32, "the game id"), _int(body["seat"], 1, MAX_SEATS - 1, "a joiner's seat"),
-                   _int(body["have"], 1, 2**32 - 1, "a message count"), _bin(body["head"], 32, "the head"),
-                   _bin(body["proof"], 64, "the proof"))
-
-
-@dataclass(frozen=True, slots=True)
-class Resumed:
-    """The host's answer to a REJOIN it takes: how many messages its log holds. It then sends
-    the messages the joiner lacks, and the joiner sends its own that the host lacks."""
-
-    LABEL: ClassVar[str] = "resumed"
-    have: int
-
-    def to_wire(self) -> dict[str, Any]:
-        return {self.LABEL: {"have": self.have}}
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> Resumed:
-        what = f"a {cls.LABEL.upper()}"
-        body = _map(_map(obj, {cls.LABEL}, what)[cls.LABEL], {"have"}, what)
-        return cls(_int(body["have"], 1, 2**32 - 1, "a message count"))
-
-
-@dataclass(frozen=True, slots=True)
-class Done(Resumed):
-    """The host's last word to a joiner, once the game's log is complete and the joiner holds
-    all of it: ``{"done": {"have": N}}``, which the joiner answers in kind (wire.md §2). Until
-    it comes, a joiner whose log is complete stays (and returns if its connection drops), since
-    the host may still lack its last message."""
-
-    LABEL: ClassVar[str] = "done"
-
-
-class Presence(enum.Enum):
-    """Why the table waits for a seat, as the host tells the others (``Notice``)."""
-
-    GONE = "gone"  # its connection was lost: the table waits for it to return
-    BACK = "back"  # it returned
-    SLOW = "slow"  # it is connected, and has not moved for a while
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """An unsigned word from the host during the game, between the log's messages (wire.md
-    §2): the table waits for ``seat``, which has ``left`` seconds before it forfeits. For
-    people to read only: nothing in the game depends on it, so a lying host gains nothing."""
-
-    LABEL: ClassVar[str] = "notice"
-    seat: int
-    presence: Presence
-    waited: int
-    left: int
-
-    def to_wire(self) -> dict[str, Any]:
-        return {self.LABEL: {"seat": self.seat, "presence": self.presence.value, "waited": self.waited,
-                             "left": self.left}}
-
-    @classmethod
-    def from_wire(cls, obj: Any) -> Notice:
-        body = _map(_map(obj, {cls.LABEL}, "a NOTICE")[cls.LABEL], {"seat", "presence", "waited", "left"}, "a NOTICE")
-        presence = body["presence"]
-        if type(presence) is not str or presence not in {p.value for p in Presence}:
-            raise BodyError(f"a presence is gone, back or slow, not {describe(presence)}")
-        return cls(_int(body["seat"], 0, MAX_SEATS - 1, "a seat"), Presence(presence),
-                   _int(body["waited"], 0, 86400 * 2, "seconds waited"), _int(body["left"], 0, 86400 * 2, "seconds left"))
 
 
 # -- START -----------------------------------------------------------------------------------
@@ -294,7 +144,7 @@ class Player:
     def from_wire(obj: Any) -> Player:
         if type(obj) is not list or len(obj) != 2:
             raise BodyError(f"a player is [name, key], not {describe(obj)}")
-        return Player(_configured(lambda: check_name(obj[0])), _key(obj[1], "a player's key"))
+        return Player(read_config(lambda: check_name(obj[0])), read_key(obj[1], "a player's key"))
 
 
 @dataclass(frozen=True)
@@ -307,7 +157,7 @@ class Table:
     players: tuple[Player, ...]
     nonce: bytes  # from the host's OS randomness: makes every game's id unique
     date: str = ""  # the host's calendar date, ISO 8601: for the record only, nobody checks it
-    version: int = PROTOCOL_VERSION
+    version: int = LOG_VERSION
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -321,13 +171,13 @@ class Table:
 
     @staticmethod
     def from_wire(obj: Any) -> Table:
-        body = _map(obj, {"version", "game", "length", "players", "nonce", "date"}, "a START")
+        body = read_map(obj, {"version", "game", "length", "players", "nonce", "date"}, "a START")
         version = body["version"]
-        if type(version) is not int or version != PROTOCOL_VERSION:
+        if type(version) is not int or version != LOG_VERSION:
             raise BodyError(f"this game speaks protocol version {describe(version)}; this p2pwhist speaks version "
-                            f"{PROTOCOL_VERSION} and cannot play, resume or verify it")
-        game = _configured(lambda: game_from_wire(body["game"]))
-        length = _configured(lambda: MatchLength.from_wire(body["length"]))
+                            f"{LOG_VERSION} and cannot play, resume or verify it")
+        game = read_config(lambda: game_from_wire(body["game"]))
+        length = read_config(lambda: MatchLength.from_wire(body["length"]))
         players = body["players"]
         if type(players) is not list or len(players) != game.players:
             raise BodyError(f"the game is for {game.players} players, the table lists {describe(players)}")
@@ -337,7 +187,7 @@ class Table:
         nonce = body["nonce"]
         if type(nonce) is not bytes or len(nonce) != NONCE_SIZE:
             raise BodyError(f"the nonce is {NONCE_SIZE} bytes, not {describe(nonce)}")
-        date = _text(body["date"], MAX_NAME, "the date")
+        date = read_text(body["date"], MAX_NAME, "the date")
         return Table(game, length, seated, nonce, date)
 
 
@@ -355,7 +205,7 @@ class Accept:
 
     @staticmethod
     def from_wire(obj: Any) -> Accept:
-        _map(obj, set(), "an ACCEPT")
+        read_map(obj, set(), "an ACCEPT")
         return Accept()
 
 
@@ -371,7 +221,7 @@ class NextHand:
 
     @staticmethod
     def from_wire(obj: Any) -> NextHand:
-        more = _map(obj, {"more"}, "a HAND")["more"]
+        more = read_map(obj, {"more"}, "a HAND")["more"]
         if type(more) is not bool:
             raise BodyError(f"a HAND's more is true or false, not {describe(more)}")
         return NextHand(more)
@@ -422,8 +272,9 @@ class MatchSigned:
 
     @staticmethod
     def from_wire(obj: Any) -> MatchSigned:
-        body = _map(obj, {"points", "winner"}, "a FINAL")
-        return MatchSigned(_ints(body["points"], 0, MAX_COUNT, "points"), _seat_or_nil(body["winner"], "the winner"))
+        body = read_map(obj, {"points", "winner"}, "a FINAL")
+        return MatchSigned(read_ints(body["points"], 0, MAX_COUNT, "points"),
+                           read_seat_or_nil(body["winner"], "the winner"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,8 +290,9 @@ class Dispute:
 
     @staticmethod
     def from_wire(obj: Any) -> Dispute:
-        body = _map(obj, {"position", "reason"}, "a DISPUTE")
-        return Dispute(_int(body["position"], 0, 255, "the disputed position"), _text(body["reason"], MAX_REASON, "a reason"))
+        body = read_map(obj, {"position", "reason"}, "a DISPUTE")
+        return Dispute(read_int(body["position"], 0, 255, "the disputed position"),
+                       read_text(body["reason"], MAX_REASON, "a reason"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,8 +308,9 @@ class Abort:
 
     @staticmethod
     def from_wire(obj: Any) -> Abort:
-        body = _map(obj, {"reason", "culprit"}, "an ABORT")
-        return Abort(_text(body["reason"], MAX_REASON, "a reason"), _seat_or_nil(body["culprit"], "the culprit"))
+        body = read_map(obj, {"reason", "culprit"}, "an ABORT")
+        return Abort(read_text(body["reason"], MAX_REASON, "a reason"),
+                     read_seat_or_nil(body["culprit"], "the culprit"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,9 +328,9 @@ class Forfeit:
 
     @staticmethod
     def from_wire(obj: Any) -> Forfeit:
-        body = _map(obj, {"seat", "reason"}, "a FORFEIT")
-        return Forfeit(_int(body["seat"], 0, MAX_SEATS - 1, "the seat that forfeits"),
-                       _text(body["reason"], MAX_REASON, "a reason"))
+        body = read_map(obj, {"seat", "reason"}, "a FORFEIT")
+        return Forfeit(read_int(body["seat"], 0, MAX_SEATS - 1, "the seat that forfeits"),
+                       read_text(body["reason"], MAX_REASON, "a reason"))
 
 
 def _deck_message(wire: Any, expected: type, what: str) -> Any:
@@ -523,4 +376,13 @@ def decode(kind: Kind, wire: Any) -> Body:
 
 def kind_of(body: Body) -> Kind:
     """The kind of message that carries ``body``."""
-    return _KIND_OF_DECK_MESSAGE.get(type(body)) or body.KIND  # type: ignore[union-attr]
+    return kind_of_type(type(body))
+
+
+# Generic so that a type variable bound to Body passes: mypy widens no ``type[T]`` to a union's.
+AnyBody = TypeVar("AnyBody", bound=Body)
+
+
+def kind_of_type(body_type: type[AnyBody]) -> Kind:
+    """The kind of message whose body is a ``body_type``."""
+    return _KIND_OF_DECK_MESSAGE.get(body_type) or body_type.KIND  # type: ignore[attr-defined]

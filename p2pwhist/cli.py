@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from p2pwhist.bots import DEFAULT_LEVEL, LEVELS
-from p2pwhist.games.base import ConfigError, Game, GameEntry
+from p2pwhist.games.base import ConfigError
 from p2pwhist.games.registry import GAMES
 from p2pwhist.home import HomeError, secrets_path, unfinished_games
 from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT
@@ -62,6 +62,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1 to 65535 (or 0: any free one), not {value}")
+    return value
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -84,23 +94,6 @@ def _game_arguments(parser: argparse.ArgumentParser, players_help: str) -> None:
     parser.add_argument("--players", type=int, help=players_help)
     variants = "; ".join(f"{name}: {'|'.join(e.options['variant'])}" for name, e in GAMES.items() if "variant" in e.options)
     parser.add_argument("--variant", help=f"the rules' variant, for games that have one ({variants}; the first is the default)")
-
-
-def chosen_game(args: argparse.Namespace) -> tuple[GameEntry, Game]:
-    """The game the arguments ask for, or a usage error naming what the game allows."""
-    entry = GAMES[args.game]
-    players = entry.default_players if args.players is None else args.players
-    if players not in entry.players:
-        raise ConfigError(f"{args.game} is for {', '.join(map(str, entry.players))} players, not {players}")
-    options = {}
-    if args.variant is not None:
-        variants = entry.options.get("variant")
-        if variants is None:
-            raise ConfigError(f"{args.game} has no variants")
-        if args.variant not in variants:
-            raise ConfigError(f"{args.game}'s variants are {', '.join(variants)}, not {args.variant!r}")
-        options["variant"] = args.variant
-    return entry, entry.make(players, **options)
 
 
 def _peer_arguments(parser: argparse.ArgumentParser) -> None:
@@ -159,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 "reach (LAN and VPN addresses, IPv4 and IPv6; loopback last, for this machine "
                                 "only), each with your key's fingerprint.")
     _game_arguments(host_, "seats at the table, yours included (default: the game's usual number)")
-    host_.add_argument("--port", type=int, default=DEFAULT_PORT,
+    host_.add_argument("--port", type=_port, default=DEFAULT_PORT,
                        help=f"TCP port to listen on (default {DEFAULT_PORT}; 0 picks a free one)")
     host_.add_argument("--bind", help="address to listen on (default: every address of this machine); "
                        "the join command printed is then for this address only")
@@ -213,10 +206,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
-    commands = {"play": _playing("play"), "host": _playing("host"), "join": _playing("join"),
-                "resume": _playing("resume"), "rules": _rules, "verify": _verify, "show": _show}
     try:
-        return commands[args.command](args)
+        if args.command == "resume":  # the command that started the game, run again as it was
+            args = _resumed(parser, args)
+        return _COMMANDS[args.command](args)
     except BaseException as raised:  # noqa: BLE001 (sorted below; anything else propagates)
         error = _leaf(raised)
         if isinstance(error, (ConfigError, HomeError, TranscriptError)):
@@ -239,6 +232,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
 
 
+def _resumed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """``resume [FILE]``: the host or join command that started the unfinished game in FILE
+    (default: the newest), with its transcript named, parsed as if typed again."""
+    from p2pwhist.gamefiles import resume_argv
+
+    argv = resume_argv(args.path)
+    print(f"Resuming {argv[-1]}: p2pwhist {' '.join(argv)}", flush=True)
+    again = parser.parse_args(argv)
+    again.argv = argv
+    return again
+
+
 def _playing(command: str) -> Callable[[argparse.Namespace], int]:
     """A command that plays, from ``p2pwhist.cli_play``, imported only when one runs."""
     def run(args: argparse.Namespace) -> int:
@@ -251,10 +256,10 @@ def _playing(command: str) -> Callable[[argparse.Namespace], int]:
 def _from_a_peer(error: BaseException) -> bool:
     """A peer or the network stopped the game, or our own input closed: what only the commands
     that play raise, so their modules are imported here, not for every command."""
-    from p2pwhist.net import NetError
+    from p2pwhist.table import TableError
     from p2pwhist.ui import InputClosed
 
-    return isinstance(error, (NetError, InputClosed))
+    return isinstance(error, (TableError, InputClosed))
 
 
 def _leaf(error: BaseException) -> BaseException:
@@ -343,3 +348,9 @@ def _show(args: argparse.Namespace) -> int:
         return 1
     print(scoresheet(verdict))
     return 0
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "play": _playing("play"), "host": _playing("host"), "join": _playing("join"),
+    "rules": _rules, "verify": _verify, "show": _show,
+}

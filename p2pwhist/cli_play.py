@@ -8,7 +8,6 @@ They need trio, the network and the full-screen table, which take longer to impo
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import subprocess
@@ -21,20 +20,14 @@ from pathlib import Path
 
 import trio
 
-from p2pwhist import cli
-from p2pwhist.bodies import check_name
+from p2pwhist.addresses import parse_address
+from p2pwhist.bodies import Table, check_name
 from p2pwhist.bots import Bot, check_level, make_bot
-from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText, HandResult
+from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
+from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText
 from p2pwhist.games.match import MatchLength
-from p2pwhist.games.registry import game_entry
-from p2pwhist.home import (
-    KnownPeers,
-    command_path,
-    identity_fingerprint,
-    load_identity,
-    secrets_path,
-    unfinished_games,
-)
+from p2pwhist.games.registry import chosen, game_entry
+from p2pwhist.home import KnownPeers, identity_fingerprint, load_identity, secrets_path
 from p2pwhist.local import LocalMatch, play_match
 from p2pwhist.net import (
     Agent,
@@ -44,16 +37,13 @@ from p2pwhist.net import (
     PeerOptions,
     host,
     join,
-    parse_address,
-    unfinished,
 )
-from p2pwhist.session import Session
-from p2pwhist.signed import Kind, SignedMessage, fingerprint
+from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent
 from p2pwhist.text import YOU, match_line
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import TerminalPlayer, Watcher
 from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
-from p2pwhist.ui.terminal import hint_bot
+from p2pwhist.ui.terminal import TerminalQuestions, hint_bot
 from p2pwhist.verify import verify
 
 
@@ -76,8 +66,8 @@ class _Display:
         self.watch = watch
         self.ui: TerminalPlayer | None = None  # made once the seat and the names are known
         self.words: GameText | None = None
-        self._results = 0
-        self._awaited: int | None = None  # the other seat whose move we last said we wait for
+        self.seat = 0
+        self.names: list[str] = []  # every seat's name, as its player chose it
 
     def agent(self) -> Agent:
         if self.full is not None:
@@ -89,44 +79,43 @@ class _Display:
         return Agent(lambda view: self.ui.choose(view), threaded=True,  # type: ignore[union-attr]
                      wish=lambda: self.ui.another_hand())  # type: ignore[union-attr]
 
-    def on_event(self, session: Session, message: SignedMessage) -> None:
-        if self.words is None:  # the first message of the game: START
-            entry = game_entry(session.table.game)
-            self.words = entry.text
-            if self.bot_name is not None:
-                if self.bot_name not in entry.bots:
-                    raise ConfigError(f"{entry.name} has no {self.bot_name!r} bot (it has {', '.join(entry.bots)})")
-                # OS-seeded and on the real clock: the edge may be random and read the time.
-                self.bot = make_bot(entry.bots[self.bot_name], random.Random(), self.level, time.perf_counter)
+    def on_event(self, event: SessionEvent) -> None:
+        """Show one of the session's events (``Session.take_events``): on the full-screen table
+        if there is one, else as lines."""
+        if isinstance(event, Seated):
+            self._sit(event.table, event.seat)
         if self.full is not None:
-            self.full.on_event(session, message)
-            return
-        if self.ui is None and (self.bot_name is None or self.watch):
-            names = [p.name for p in session.table.players]
-            if not self.watch:
-                names[session.seat] = "You"
-            self.ui = TerminalPlayer(session.seat, self.words, sys.stdin, sys.stdout, names=names,
-                                     hints=hint_bot(game_entry(session.table.game)))
-        match = session.match
-        if self.ui is not None and message.kind is Kind.PLAY:  # show each trick or round as it ends
-            self.ui.follow(session.view())
-        if self.ui is not None and not self.watch:
-            self._say_whom_we_wait_for(session)
-        if match is not None and len(match.results) > self._results:
-            self._results = len(match.results)
-            result: HandResult = match.results[-1]
+            self.full.on_event(event)
+        elif isinstance(event, Moved):
+            if self.ui is not None:  # show each trick or round as it ends
+                self.ui.follow(event.hand.view(self.seat))
+        elif isinstance(event, Awaiting):
+            # A person waiting is told for whom, when a player chooses (a move, another hand?):
+            # every other message comes at once.
+            if self.ui is not None and not self.watch and event.why.is_choice:
+                print(event.why.line(self.names[event.seat]), flush=True)
+        elif isinstance(event, HandOver):
             if self.ui is not None:
-                self.ui.hand_over(match.hands[-1], result)
+                self.ui.hand_over(event.hand, event.result)
             else:
-                names = [p.name for p in session.table.players]
-                print(f"Hand {self._results}: {self.words.result_line(result, names)}", flush=True)
+                assert self.words is not None
+                print(f"Hand {event.number}: {self.words.result_line(event.result, self.names)}", flush=True)
 
-    def _say_whom_we_wait_for(self, session: Session) -> None:
-        """"Waiting for bob..." once each time another seat is to move (the line interface)."""
-        seat = session.waiting_for if session.expected_kind is Kind.PLAY else None
-        if seat is not None and seat != session.seat and seat != self._awaited:
-            print(f"Waiting for {session.table.players[seat].name}...", flush=True)
-        self._awaited = seat
+    def _sit(self, table: Table, seat: int | None) -> None:
+        """The game is known (START): its words, the bot that plays, the line interface."""
+        assert seat is not None, "a playing peer holds a seat"
+        entry = game_entry(table.game)
+        self.words, self.seat, self.names = entry.text, seat, [p.name for p in table.players]
+        if self.bot_name is not None:
+            if self.bot_name not in entry.bots:
+                raise ConfigError(f"{entry.name} has no {self.bot_name!r} bot (it has {', '.join(entry.bots)})")
+            # OS-seeded and on the real clock: the edge may be random and read the time.
+            self.bot = make_bot(entry.bots[self.bot_name], random.Random(), self.level, time.perf_counter)
+        if self.full is None and (self.bot_name is None or self.watch):
+            names = list(self.names)
+            if not self.watch:
+                names[seat] = YOU
+            self.ui = TerminalPlayer(seat, self.words, sys.stdin, sys.stdout, names=names, hints=hint_bot(entry))
 
     def run(self, main, *args):
         """``trio.run(main, *args)``, with the full-screen table beside it if there is one."""
@@ -143,24 +132,12 @@ class _Display:
         print(f"Transcript: {record.transcript}")
 
 
-def _trust_prompt(bot: str | None, known: KnownPeers):
-    """Ask the person at the terminal about a key we never played with; None when nobody is
-    there (a bot, no terminal): new keys are then accepted (``net._check_trust``)."""
+def _asker(bot: str | None):
+    """How to ask the person at the terminal about a key we never played with; None when
+    nobody is there (a bot, no terminal): new keys are then accepted (wire.md §5)."""
     if bot or not sys.stdin.isatty():
         return None
-
-    async def ask(name: str, key: bytes) -> bool:
-        before = known.named(name)[-2:]
-        if before:  # the name is known, the key is not: say so plainly, it may be an impostor
-            question = (f"This is a different key from the {name!r} you played before (now {fingerprint(key)}, "
-                        f"before {' or '.join(before)}): someone else may be using that name. "
-                        "Play with this key? [y/N] ")
-        else:
-            question = f"New player {name!r} with key {fingerprint(key)}. Trust it? [y/N] "
-        answer = await trio.to_thread.run_sync(input, question, abandon_on_cancel=True)
-        return answer.strip().lower() in ("y", "yes")
-
-    return ask
+    return TerminalQuestions(sys.stdin, sys.stdout).ask
 
 
 def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
@@ -187,7 +164,7 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
         transcript=args.transcript,
         timeout=args.timeout,
         known=known,
-        trust_new=_trust_prompt(args.bot, known),
+        ask=_asker(args.bot),
         report=display.full.report if display.full is not None else partial(print, flush=True),
         on_event=display.on_event,
         wait=args.wait,
@@ -218,40 +195,26 @@ def _finished(args: argparse.Namespace) -> bool:
 def host_command(args: argparse.Namespace) -> int:
     if _finished(args):
         return 0
-    _, game = cli.chosen_game(args)
+    _, game = chosen(args.game, args.players, args.variant)
     length = MatchLength(hands=args.hands, minutes=args.minutes)  # neither: an open match
     display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level)
     options = _options(args, display)
     if options.resume is None and args.transcript is None:
-        options.resume = _same_command(args.argv) or _unfinished_table(options, game, length)
+        options.resume = started_by(args.argv)  # the very same command again: its game goes on
+        if options.resume is None:
+            _say_what_waits(options)
     record = display.run(host, options, HostOptions(game, length, args.port, args.bind))
     display.finish(record)
     return 0
 
 
-def _same_command(argv: list[str]) -> Path | None:
-    """The newest unfinished game that this very command line started: running it again
-    goes on with that game."""
-    for path in unfinished_games():
-        try:
-            if json.loads(command_path(path).read_text()).get("argv") == argv:
-                return path
-        except (OSError, ValueError, AttributeError):
-            continue
-    return None
-
-
-def _unfinished_table(options: PeerOptions, game: Game, length: MatchLength) -> Path | None:
-    """The newest unfinished game we hosted with this very configuration, which running the
-    same ``host`` command again goes on with."""
-    for path in unfinished_games():
-        try:
-            found = unfinished(path, options.key)
-        except ConfigError:
-            continue
-        if found.seat == 0 and found.table.game == game and found.table.length == length:
-            return path
-    return None
+def _say_what_waits(options: PeerOptions) -> None:
+    """One line when an unfinished game of ours waits while we start another table."""
+    waiting = our_unfinished(options.key)
+    if waiting:
+        game = waiting[0]
+        options.report(f"An unfinished game ({game.describe()}) is waiting in {game.path}: "
+                       f"p2pwhist resume {game.path} goes back to it. This is a new table.")
 
 
 def join_command(args: argparse.Namespace) -> int:
@@ -260,40 +223,13 @@ def join_command(args: argparse.Namespace) -> int:
         return 0
     display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level)
     options = _options(args, display)
-    if options.resume is None and args.transcript is None:
-        options.resume = _same_command(args.argv)
     print(f"Your key fingerprint is {identity_fingerprint(options.key)}", flush=True)
-    record = display.run(join, options, address, port, args.expect)
+    # The very same command again, for a game it started: the host may be restarting too, so
+    # keep trying within the wait; once it answers, its WELCOME says whether that game goes on.
+    patient = options.resume is None and started_by(args.argv) is not None
+    record = display.run(join, options, address, port, args.expect, None, patient)
     display.finish(record)
     return 0
-
-
-def resume_command(args: argparse.Namespace) -> int:
-    """Run again the command that started the unfinished game, with its transcript named."""
-    if args.path is None:
-        games = unfinished_games()
-        if not games:
-            raise ConfigError("there is no unfinished game to resume in $P2PWHIST_HOME/games")
-        args.path = games[0]
-    if not args.path.is_file():
-        raise ConfigError(f"there is no file {args.path}")
-    if not secrets_path(args.path).is_file():
-        raise ConfigError(f"{args.path} is not an unfinished game: the secrets file beside it is gone "
-                          "(a game deletes it when it ends)")
-    command = command_path(args.path)
-    try:
-        argv = json.loads(command.read_text())["argv"]
-        if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv) and argv[:1] in (["host"], ["join"])):
-            raise ValueError("not a command")
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ConfigError(f"cannot tell how {args.path} was played ({command.name}: {error}); "
-                          "run the host or join command that started it again, with --transcript") from None
-    if "--transcript" in argv:  # named again below, as an absolute path: we may be elsewhere now
-        at = argv.index("--transcript")
-        argv = argv[:at] + argv[at + 2 :]
-    argv = [*argv, "--transcript", str(args.path.absolute())]
-    print(f"Resuming {args.path}: p2pwhist {' '.join(argv)}", flush=True)
-    return cli.main(argv)
 
 
 # The computer players of ``play`` wait for a person: give them a day rather than minutes.
@@ -302,7 +238,7 @@ PLAY_BOT_TIMEOUT = 86400.0
 
 def play_command(args: argparse.Namespace) -> int:
     """A host in this process (the person, or a watched bot) and bots as separate processes."""
-    entry, game = cli.chosen_game(args)
+    entry, game = chosen(args.game, args.players, args.variant)
     args.bot = args.bot or entry.default_bot
     if args.bot not in entry.bots:
         raise ConfigError(f"{entry.name} has no {args.bot!r} bot (it has {', '.join(entry.bots)})")

@@ -101,10 +101,6 @@ def load_identity(path: Path | None = None) -> Ed25519PrivateKey:
     return key
 
 
-class ChangedKey(HomeError):
-    """A known name came with a key we never played with, and the user did not trust it."""
-
-
 # The known-peers file: at most this many keys (the oldest played are dropped first), and at
 # most this many bytes read, from its end (the newest lines). A line is at most about 170 bytes
 # (a fingerprint, and a name of at most 32 characters of up to 4 bytes each).
@@ -144,9 +140,9 @@ class KnownPeers:
     """The keys we have played with, each labelled with the name it last played under.
 
     A peer's identity is its key; a name is only a label anyone can choose. So trust is keyed
-    by fingerprint, and a key is remembered only once a game with it has started (every seat
-    signed its ACCEPT, ``net._remember_if_started``), not when someone merely says HELLO or is
-    listed in a START. A name known with other keys does not refuse a new one: the caller
+    by fingerprint, and a key is remembered once a game with it has started (every seat signed
+    its ACCEPT: ``table.Remember``), or once our person said yes to it, not when someone merely
+    says HELLO or is listed in a START. A name known with other keys does not refuse a new one: the caller
     says so plainly (and asks a person), so a stranger who borrows a name cannot lock its
     real owner out.
 

@@ -19,6 +19,9 @@ Everything that decides which message is legal next lives here (``protocol/sessi
 - Moves and the host's decision to play on come in from the caller: the session says what it
   needs (``need``) and makes our message from it (``produce``). Randomness comes from the
   secret source given at construction.
+- What a user interface shows goes out as typed events (``p2pwhist.session_events``): a seat
+  taken, a deal, the table, a move, a result, whom the log waits for. The caller drains them
+  (``take_events``) after each message; nothing else of the session need be read to follow it.
 
 The session never mentions a particular game: it drives any ``Game`` through its interface.
 """
@@ -28,27 +31,34 @@ from __future__ import annotations
 import enum
 import hashlib
 from dataclasses import dataclass
-from typing import Any, Callable, Generator
+from typing import Any, Callable, Generator, Generic, Iterable, TypeAlias, TypeVar, cast
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.bodies import (
     Abort,
     Accept,
+    Body,
     CardPlay,
     Dispute,
     Forfeit,
     MatchSigned,
     NextHand,
     Table,
+    kind_of_type,
     one_line,
 )
 from p2pwhist.deck import (
+    Commitment,
     Deck,
     DeckParams,
     LocalDeckError,
+    LockPass,
+    PositionKeys,
     RemoteDeckError,
     Revealed,
+    SecretReveal,
+    ShufflePass,
     UnattributedDeckError,
 )
 from p2pwhist.games.base import (
@@ -63,6 +73,19 @@ from p2pwhist.games.base import (
     best_score,
 )
 from p2pwhist.games.match import Match
+from p2pwhist.session_events import (
+    Awaiting,
+    Dealing,
+    Forfeited,
+    HandOver,
+    MatchOver,
+    Moved,
+    Outcome,
+    Seated,
+    SessionEvent,
+    TableChanged,
+    Why,
+)
 from p2pwhist.signed import (
     GENESIS_PREV,
     Kind,
@@ -139,34 +162,41 @@ def start_message(key: Ed25519PrivateKey, table: Table) -> SignedMessage:
     return seal(key, 0, GENESIS_PREV, HOST, table)
 
 
+# What a turn waits for, in the words of ``session_events``: what the seat's player is asked
+# for, if anything; else what the body is.
+_WHY_OF_NEED = {Need.MOVE: Why.MOVE, Need.WISH: Why.WISH, Need.DECISION: Why.DECISION}
+_WHY_OF_BODY: dict[type, Why] = {
+    Accept: Why.ACCEPT, Commitment: Why.COMMIT, ShufflePass: Why.SHUFFLE, LockPass: Why.SHUFFLE,
+    PositionKeys: Why.KEYS, SecretReveal: Why.SECRET, Forfeit: Why.FORFEIT, MatchSigned: Why.FINAL,
+}
+
+BodyT_co = TypeVar("BodyT_co", bound=Body, covariant=True)
+# A deck message that is a log message's whole body (a claim travels inside a PLAY).
+_DeckBody: TypeAlias = Commitment | ShufflePass | LockPass | PositionKeys | SecretReveal
+
+
 @dataclass(frozen=True)
-class _Turn:
-    """The next message the schedule expects: its sender and kind, and, for our own seat,
-    what we need from outside and how to make the body from it."""
+class _Turn(Generic[BodyT_co]):
+    """The next message the schedule expects: its sender and the type of its body (which fixes
+    its kind), and, for our own seat, what we need from outside and how to make the body from it."""
 
     seat: int
-    kind: Kind
+    body: type[BodyT_co]
     need: Need = Need.SEND
-    make: Callable[[Any], Any] | None = None
+    make: Callable[[Any], BodyT_co] | None = None
 
+    @property
+    def kind(self) -> Kind:
+        return kind_of_type(self.body)
 
-@dataclass(frozen=True)
-class Forfeited:
-    """Who left the match, and why: it loses (session.md §7)."""
+    @property
+    def why(self) -> Why:
+        return _WHY_OF_NEED.get(self.need) or _WHY_OF_BODY[self.body]
 
-    seat: int
-    reason: str
-    seq: int  # the message that says so: the first FORFEIT, or the leaver's own ABORT
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The agreed end of a match: played to its end, or forfeited by a seat that left."""
-
-    hands: tuple[HandResult, ...]
-    points: tuple[int, ...]
-    winner: int | None
-    forfeited: Forfeited | None = None
+    def body_of(self, message: SignedMessage) -> BodyT_co:
+        """The body of ``message``, taken for this turn: ``Session._take`` made sure that it is
+        a ``body``, so the schedule reads it as one."""
+        return cast(BodyT_co, message.body)
 
 
 Script = Generator[_Turn, SignedMessage, None]
@@ -176,7 +206,8 @@ class Session:
     """One seat's session, from the host's START message on; see the module docstring.
 
     Use: while ``need`` is not DONE, either feed peers' messages to ``receive`` (when
-    ``need`` is PEER) or call ``produce`` with what ``need`` asks for and send the result.
+    ``need`` is PEER) or call ``produce`` with what ``need`` asks for and send the result;
+    after each, hand ``take_events()`` to the user interface.
     """
 
     def __init__(
@@ -189,9 +220,10 @@ class Session:
         """``new_secret`` gives each hand's deck secret: ``secrets.token_bytes(32)`` in play (OS
         randomness, protocol/deck.md §10.6), the saved secrets when resuming, fixed bytes in tests.
         With ``seat``, ``key`` and ``new_secret`` None the session is an observer: see ``observe``."""
-        if start.seq != 0 or start.kind is not Kind.START or start.seat != HOST or start.prev != GENESIS_PREV:
+        table = start.body
+        if start.seq != 0 or not isinstance(table, Table) or start.seat != HOST or start.prev != GENESIS_PREV:
             raise RemoteError(HOST, "the first message must be the host's START", start.seq)
-        self.table: Table = start.body  # type: ignore[assignment]
+        self.table = table
         start.verify(self.table.players[HOST].key)
         if seat is not None and (key is None or self.table.players[seat].key != public_bytes(key.public_key())):
             raise LocalError(f"seat {seat} of this table has another key")
@@ -214,18 +246,24 @@ class Session:
         self._published: list[set[int]] = []  # per seat, the positions it has published keys for
         self._begun = False  # every seat has accepted: from now on, leaving forfeits the match
         self._leaver: Forfeited | None = None
+        self._events: list[SessionEvent] = [Seated(table, seat)]  # not yet drained (``take_events``)
+        self._table_changed = False  # the hand's table changed since the last TableChanged
+        self._told: tuple[int, Why] | None = None  # the wait last told (or ours): Awaiting comes on a change
         self._script = self._run()
         self._turn: _Turn | None = next(self._script)
+        self._tell_turn()
 
     @classmethod
     def resume(cls, log: list[SignedMessage], seat: int, key: Ed25519PrivateKey,
                new_secret: Callable[[], bytes]) -> Session:
         """Our session rebuilt from our transcript (``log``) and a secret source that gives
         back the secrets we drew, in order, before any new one (session.md §7): every message
-        of ours is made again and must come out byte for byte as it was sent."""
+        of ours is made again and must come out byte for byte as it was sent. Its events say
+        where the game stands, not how it got there (``_tell_present``)."""
         session = cls(log[0], seat, key, new_secret)
         for message in log[1:]:
             session.restore(message)
+        session._tell_present()
         return session
 
     @staticmethod
@@ -268,6 +306,12 @@ class Session:
             raise LocalError("no hand in progress")
         return self.hand.view(self.seat)
 
+    def take_events(self) -> list[SessionEvent]:
+        """What happened since the last call, oldest first (``p2pwhist.session_events``): drain
+        them after every message taken or made, and before, for START or a resumed game."""
+        events, self._events = self._events, []
+        return events
+
     def produce(self, value: Any = None) -> SignedMessage:
         """Make, sign and take our next message; ``value`` is what ``need`` asked for."""
         need = self.need
@@ -276,12 +320,11 @@ class Session:
         turn = self._turn
         assert turn is not None and turn.make is not None and self._key is not None
         if self._anomaly is not None:  # our turn comes: dispute the bad reveal instead
-            body = Dispute(self._anomaly.position, one_line(str(self._anomaly)))
-            message = seal(self._key, len(self.log), self.head, self.seat, body)
-            self._take_dispute(message)
+            dispute = Dispute(self._anomaly.position, one_line(str(self._anomaly)))
+            message = seal(self._key, len(self.log), self.head, self.seat, dispute)
+            self._take_dispute(message, dispute)
             return message
         message = seal(self._key, len(self.log), self.head, self.seat, turn.make(value))
-        assert message.kind is turn.kind, f"the schedule made a {message.kind.value} for a {turn.kind.value} turn"
         self._take(message)
         return message
 
@@ -365,19 +408,19 @@ class Session:
         """Take a message that passed ``check``: the schedule, then its body."""
         self._check_alive()
         seq = len(self.log)
-        if message.kind is Kind.ABORT:
+        body = message.body  # of the type its kind calls for (``bodies.decode``)
+        if isinstance(body, Abort):
             self.log.append(message)
-            notice: Abort = message.body  # type: ignore[assignment]
-            culprit = notice.culprit if notice.culprit is not None and notice.culprit < self.players else None
+            culprit = body.culprit if body.culprit is not None and body.culprit < self.players else None
             if culprit in (None, message.seat) and self._begun and self._leaver is None:
-                self._settle_forfeit(message.seat, notice.reason, message.seq)  # leaving costs the match
-            raise self._fail(Aborted(message.seat, notice.reason, culprit))
-        if message.kind is Kind.FORFEIT and self._leaver is None:
-            self._take_forfeit(message)
+                self._settle_forfeit(message.seat, body.reason, message.seq)  # leaving costs the match
+            raise self._fail(Aborted(message.seat, body.reason, culprit))
+        if isinstance(body, Forfeit) and self._leaver is None:
+            self._take_forfeit(message, body)
             return message
         turn = self._turn
-        if message.kind is Kind.DISPUTE and turn is not None and message.seat == turn.seat:
-            self._take_dispute(message)
+        if isinstance(body, Dispute) and turn is not None and message.seat == turn.seat:
+            self._take_dispute(message, body)
             return message
         if turn is None:
             raise self._fail(RemoteError(message.seat, "sent a message after the match ended", seq))
@@ -408,11 +451,12 @@ class Session:
         self._check_alive()
         if self._key is None:
             raise LocalError("an observer sends nothing")
-        message = seal(self._key, len(self.log), self.head, self.seat, Forfeit(seat, one_line(reason)))  # type: ignore[arg-type]
-        refusal = self._forfeit_refusal(message)
+        notice = Forfeit(seat, one_line(reason))
+        message = seal(self._key, len(self.log), self.head, self.seat, notice)  # type: ignore[arg-type]
+        refusal = self._forfeit_refusal(message.seat, notice)
         if refusal is not None:
             raise LocalError(f"we may not declare that forfeit: {refusal}")
-        self._take_forfeit(message)
+        self._take_forfeit(message, notice)
         return message
 
     @property
@@ -441,6 +485,12 @@ class Session:
         return error
 
     def _take(self, message: SignedMessage) -> None:
+        """Append ``message``, of our turn or a peer's that ``take`` checked, and run the schedule on."""
+        turn = self._turn
+        assert turn is not None
+        if not isinstance(message.body, turn.body):  # parsing decodes a kind to its body; ``make`` is typed
+            raise self._fail(LocalError(f"internal error at message {message.seq}: a {type(message.body).__name__} "
+                                        f"where the schedule expects a {turn.body.__name__}"))
         self.log.append(message)
         self._advance(lambda: self._script.send(message), message)
 
@@ -458,40 +508,76 @@ class Session:
             raise self._fail(RemoteError(error.seat, error.detail, message.seq)) from None
         except (EngineMisuse, LocalDeckError) as error:  # a bug of ours: end cleanly all the same
             raise self._fail(LocalError(f"internal error at message {message.seq}: {error}")) from None
+        self._tell_turn()
 
-    def _take_dispute(self, message: SignedMessage) -> None:
+    def _tell_turn(self) -> None:
+        """Once the schedule has reached its next turn: the table, if it changed and whatever
+        it was revealing has arrived (until a round of KEYS is over, a seat's view may hold a
+        card drawn but not yet known to it); and whom the log waits for, if that changed."""
+        turn = self._turn
+        if self._table_changed and (turn is None or turn.kind is not Kind.KEYS):
+            assert self.match is not None and self.hand is not None
+            self._table_changed = False
+            self._events.append(TableChanged(self.match, self.hand))
+        told = None if turn is None else (turn.seat, turn.why)
+        if told != self._told:
+            self._told = told  # ours too: the same wait after our turn is told again
+            if turn is not None and turn.seat != self.seat:
+                self._events.append(Awaiting(turn.seat, turn.why))
+
+    def _tell_present(self) -> None:
+        """Replace the events of a rebuild (``resume``) by where the game stands. Its events
+        told the whole game again; a user interface coming back wants the table as it is now,
+        not every trick of every hand printed again, nor every hand's result to dismiss."""
+        self._events = [Seated(self.table, self.seat)]
+        match = self.match
+        self._table_changed = match is not None and len(match.results) < len(match.hands)
+        if self.outcome is not None:
+            self._events.append(MatchOver(self.outcome))
+        self._told = None
+        self._tell_turn()
+
+    def _tell_hand_over(self, match: Match) -> None:
+        """The hand just recorded in ``match``: what is left to show of it is its result."""
+        self._table_changed = False
+        self._events.append(HandOver(len(match.results), match.hands[-1], match.results[-1], match.points))
+
+    def _conclude(self, outcome: Outcome) -> None:
+        """The match's result is settled: what is left of the log is the seats' signatures on it."""
+        self.outcome = outcome
+        self._events.append(MatchOver(outcome))
+
+    def _take_dispute(self, message: SignedMessage, dispute: Dispute) -> None:
         """A seat disputes a reveal, at its turn: every seat reveals its secret, and the audit
         names whoever cheated (or the disputer, if nobody did)."""
         deck = self._open_deck
-        position = message.body.position  # type: ignore[union-attr]
         self.log.append(message)
         if deck is None:
             raise self._fail(self._remote(message, "disputed a reveal when no deck is being revealed"))
-        self._script = self._dispute(deck, message.seat, position)
+        self._script = self._dispute(deck, message.seat, dispute.position)
         self._advance(lambda: next(self._script), message)
 
-    def _forfeit_refusal(self, message: SignedMessage) -> str | None:
-        """Why ``message``, a FORFEIT, may not come now; None if it may."""
-        notice: Forfeit = message.body  # type: ignore[assignment]
+    def _forfeit_refusal(self, sender: int, notice: Forfeit) -> str | None:
+        """Why ``notice``, a FORFEIT from seat ``sender``, may not come now; None if it may."""
         turn = self._turn
         if not self._begun or turn is None:
             return "a forfeit comes only after every seat has accepted and before the match ends"
         if self.outcome is not None:
             return "the match is over: its result follows from the log, whoever signs FINAL"
-        if notice.seat == message.seat:
+        if notice.seat == sender:
             return "a seat does not declare its own forfeit: it leaves with ABORT"
         if notice.seat >= self.players or notice.seat not in (turn.seat, HOST):
             return (f"it names seat {notice.seat}, but only the seat whose message is due (seat {turn.seat}) "
                     "or the host forfeits")
         return None
 
-    def _take_forfeit(self, message: SignedMessage) -> None:
-        """The first FORFEIT: the match is settled against the seat it names, and what is left
-        of the log is the other seats' signatures on it, then on the match result."""
-        refusal = self._forfeit_refusal(message)
+    def _take_forfeit(self, message: SignedMessage, notice: Forfeit) -> None:
+        """The first FORFEIT (``notice``, the body of ``message``): the match is settled against
+        the seat it names, and what is left of the log is the other seats' signatures on it,
+        then on the match result."""
+        refusal = self._forfeit_refusal(message.seat, notice)
         if refusal is not None:
             raise self._fail(self._remote(message, f"declared a forfeit it may not: {refusal}"))
-        notice: Forfeit = message.body  # type: ignore[assignment]
         self.log.append(message)
         self._settle_forfeit(notice.seat, notice.reason, message.seq)
         self._anomaly = None  # the match is settled: a pending dispute no longer matters
@@ -503,26 +589,24 @@ class Session:
         match = self.match
         if match is None:  # during the cut: nobody has points
             points = (0,) * self.players
-            self.outcome = Outcome((), points, best_score(points, frozenset({seat})), self._leaver)
+            self._conclude(Outcome((), points, best_score(points, frozenset({seat})), self._leaver))
             return
+        recorded = len(match.results)
         match.forfeit(seat)
-        self.outcome = Outcome(tuple(match.results), match.points, match.winner, self._leaver)
+        if len(match.results) > recorded:  # the hand in progress, scored as it stands
+            self._tell_hand_over(match)
+        self._conclude(Outcome(tuple(match.results), match.points, match.winner, self._leaver))
 
     def _forfeit_signatures(self, notice: Forfeit, first: int) -> Script:
         """After the first FORFEIT: every other remaining seat, in order, signs the same;
         then every remaining seat signs FINAL on the forfeited match's result."""
         for seat in range(self.players):
             if seat not in (notice.seat, first):
-                message = yield _Turn(seat, Kind.FORFEIT, make=lambda _: notice)
+                message = yield _Turn(seat, Forfeit, make=lambda _: notice)
                 if message.body != notice:
                     raise self._remote(message, "signs a different forfeit")
         assert self.outcome is not None
-        summary = MatchSigned(self.outcome.points, self.outcome.winner)
-        for seat in range(self.players):
-            if seat != notice.seat:
-                message = yield _Turn(seat, Kind.FINAL, make=lambda _: summary)
-                if message.body != summary:
-                    raise self._remote(message, f"signs a different match result: {_summary(message.body)}")
+        yield from self._final_signatures(self.outcome, [seat for seat in range(self.players) if seat != notice.seat])
 
     def _remote(self, message: SignedMessage, reason: str) -> RemoteError:
         return RemoteError(message.seat, reason, message.seq)
@@ -532,11 +616,12 @@ class Session:
     def _run(self) -> Script:
         n = self.players
         for seat in range(1, n):
-            yield _Turn(seat, Kind.ACCEPT, make=lambda _: Accept())
+            yield _Turn(seat, Accept, make=lambda _: Accept())
         self._begun = True
+        self._events.append(Dealing(CUT_HAND))
         cut_deck = self._new_deck(CUT_HAND)
         for seat in range(n):
-            yield from self._deck_step(cut_deck, _Turn(seat, Kind.COMMIT, make=lambda _: cut_deck.commit()))
+            yield from self._deck_step(cut_deck, _Turn(seat, Commitment, make=lambda _: cut_deck.commit()))
         yield from self._passes(cut_deck)
         # No keys: every cut card is shown to everyone, so the secrets, which the audit needs
         # anyway, reveal the cut (session.md §2). Each seat commits to hand 1's deck with it.
@@ -549,12 +634,18 @@ class Session:
         self.match = match = Match.after_cut(self.game, self.table.length, verdict.cards[:n])
         while (yield from self._another_hand(match)):
             deck = yield from self._hand(match, deck)
-        self.outcome = Outcome(tuple(match.results), match.points, match.winner)
-        summary = MatchSigned(match.points, match.winner)
-        for seat in range(n):
-            message = yield _Turn(seat, Kind.FINAL, make=lambda _: summary)
+        outcome = Outcome(tuple(match.results), match.points, match.winner)
+        self._conclude(outcome)
+        yield from self._final_signatures(outcome, range(n))
+
+    def _final_signatures(self, outcome: Outcome, seats: Iterable[int]) -> Script:
+        """Each of ``seats`` in order signs FINAL on ``outcome``."""
+        summary = MatchSigned(outcome.points, outcome.winner)
+        for seat in seats:
+            turn = _Turn(seat, MatchSigned, make=lambda _: summary)
+            message = yield turn
             if message.body != summary:
-                raise self._remote(message, f"signs a different match result: {_summary(message.body)}")
+                raise self._remote(message, f"signs a different match result: {_summary(turn.body_of(message))}")
 
     def _another_hand(self, match: Match) -> Generator[_Turn, SignedMessage, bool]:
         """Whether another hand is played (session.md §2). With a set number of hands or
@@ -564,12 +655,14 @@ class Session:
         length = self.table.length
         if length.open and match.hands and not match.is_over():
             for seat in range(self.players):
-                message = yield _Turn(seat, Kind.HAND, Need.WISH, lambda wish: NextHand(bool(wish)))
-                if not message.body.more:  # type: ignore[union-attr]
+                turn = _Turn(seat, NextHand, Need.WISH, lambda wish: NextHand(bool(wish)))
+                message = yield turn
+                if not turn.body_of(message).more:
                     return False
             return True
-        message = yield _Turn(HOST, Kind.HAND, Need.DECISION, lambda up: NextHand(not match.is_over(bool(up))))
-        more = message.body.more  # type: ignore[union-attr]
+        decision = _Turn(HOST, NextHand, Need.DECISION, lambda up: NextHand(not match.is_over(bool(up))))
+        message = yield decision
+        more = decision.body_of(message).more
         if more and match.is_over(time_up=False) or not more and (length.minutes is None or not match.hands) \
                 and not match.is_over():
             raise self._remote(message, "decided the match length against the agreed configuration")
@@ -591,24 +684,22 @@ class Session:
         """Shuffle passes, then lock passes, each seat in order (every seat has committed).
         Starts a new record of which keys each seat has published."""
         self._published = [set() for _ in range(self.players)]
-        for kind, make in ((Kind.SHUFFLE, Deck.shuffle_pass), (Kind.LOCK, Deck.lock_pass)):
+        for body, make in ((ShufflePass, Deck.shuffle_pass), (LockPass, Deck.lock_pass)):
             for seat in range(self.players):
-                yield from self._deck_step(deck, _Turn(seat, kind, make=lambda _, m=make: m(deck)))
+                yield from self._deck_step(deck, _Turn(seat, body, make=lambda _, m=make: m(deck)))
         self._open_deck = deck
 
-    def _deck_step(
-        self, deck: Deck, turn: _Turn, positions: set[int] | None = None
-    ) -> Generator[_Turn, SignedMessage, tuple[Revealed, ...]]:
-        """Expect one deck message; a peer's goes through the deck module's checks, and, for
-        keys, must name exactly ``positions``."""
+    def _deck_step(self, deck: Deck, turn: _Turn[_DeckBody]) -> Generator[_Turn, SignedMessage, tuple[Revealed, ...]]:
+        """Expect one deck message; a peer's goes through the deck module's checks."""
         message = yield turn
         if message.seat == self.seat:
             return ()
-        body = message.body  # the deck message the kind calls for (p2pwhist.bodies)
-        if positions is not None and set(body.positions) != positions:  # type: ignore[union-attr]
-            raise self._remote(message, f"published keys for other positions than {sorted(positions)}")
+        return self._deck_receive(deck, message.seat, turn.body_of(message))
+
+    def _deck_receive(self, deck: Deck, sender: int, body: _DeckBody) -> tuple[Revealed, ...]:
+        """A peer's deck message, through the deck module's checks: the cards it reveals to us."""
         try:
-            return deck.receive(message.seat, body)  # type: ignore[arg-type]
+            return deck.receive(sender, body)
         except UnattributedDeckError as error:
             self._note_anomaly(error)
             return ()
@@ -646,14 +737,21 @@ class Session:
                  needed: frozenset[int] | None = None) -> Script:
         """Each of ``seats`` in turn that owes keys (for a position in ``needed``, if given)
         sends one KEYS with every key it owes: its key for each position that some other seat
-        may see (``seen_by``) and for which it has not yet published one."""
+        may see (``seen_by``) and for which it has not yet published one. A peer's KEYS must
+        name exactly those positions."""
         for seat in seats:
             owed = set().union(*(seen_by[:seat] + seen_by[seat + 1 :])) - self._published[seat]
             if not owed or needed is not None and not owed & needed:
                 continue
-            make = lambda _, o=owed: deck.keys_for(sorted(o))  # noqa: E731
-            for item in (yield from self._deck_step(deck, _Turn(seat, Kind.KEYS, make=make), owed)):
-                learn(item)
+            # ``make`` runs, if at all, while the script waits at this very turn: ``owed`` is this seat's.
+            turn = _Turn(seat, PositionKeys, make=lambda _: deck.keys_for(sorted(owed)))  # noqa: B023
+            message = yield turn
+            if message.seat != self.seat:
+                keys = turn.body_of(message)
+                if set(keys.positions) != owed:
+                    raise self._remote(message, f"published keys for other positions than {sorted(owed)}")
+                for item in self._deck_receive(deck, message.seat, keys):
+                    learn(item)
             self._published[seat] |= owed
 
     def _open(self, deck: Deck, then: Deck | None = None) -> Script:
@@ -664,9 +762,9 @@ class Session:
         self._anomaly = None  # the audit that follows judges everything
         first = self.log[-1].seat
         for seat in [(first + i) % self.players for i in range(self.players)]:
-            yield from self._deck_step(deck, _Turn(seat, Kind.SECRET, make=lambda _: deck.reveal_secret()))
+            yield from self._deck_step(deck, _Turn(seat, SecretReveal, make=lambda _: deck.reveal_secret()))
             if then is not None:
-                yield from self._deck_step(then, _Turn(seat, Kind.COMMIT, make=lambda _: then.commit()))
+                yield from self._deck_step(then, _Turn(seat, Commitment, make=lambda _: then.commit()))
 
     def _dispute(self, deck: Deck, accused: int, position: int) -> Script:
         """Every secret, then the audit's verdict, which ends the game (session.md §5)."""
@@ -680,16 +778,22 @@ class Session:
         """One hand on ``deck``, committed to already; returns the next hand's deck, to which
         every seat commits during this hand's SECRETs."""
         number = len(match.hands) + 1
+        self._events.append(Dealing(number))
         yield from self._passes(deck)
         self.deck = deck
         self.hand = hand = match.start_hand(honour=HonourPolicy.RECORD)
-        learn = lambda r: hand.learn(r.position, r.card)  # noqa: E731
+        self._table_changed = True  # dealt: each seat's cards show once their keys are in
+
+        def learn(revealed: Revealed) -> None:
+            hand.learn(revealed.position, revealed.card)
+            self._table_changed = True
+
         moves: list[Play] = []
         yield from self._keys(deck, hand, learn)
         while not hand.is_over:
-            seat = hand.current_seat
-            message = yield _Turn(seat, Kind.PLAY, Need.MOVE, lambda move: self._make_play(deck, hand, move))
-            move, blind = self._read_play(message, deck, hand, learn)
+            turn = _Turn(hand.current_seat, CardPlay, Need.MOVE, lambda move: self._make_play(deck, hand, move))
+            message = yield turn
+            move, blind = self._read_play(message, turn.body_of(message), deck, hand, learn)
             try:
                 hand.check(move)  # before a blind card is revealed: its legality needs no card
                 if blind:
@@ -701,10 +805,13 @@ class Session:
             except IllegalMove as illegal:
                 raise self._remote(message, illegal.rule) from None
             moves.append(move)
+            self._events.append(Moved(message.seat, move, hand))
+            self._table_changed = True
             yield from self._keys(deck, hand, learn)
         following = self._new_deck(number + 1)
         yield from self._open(deck, following)
         match.record(self._judge(deck, match, hand, moves))
+        self._tell_hand_over(match)
         return following
 
     def _make_play(self, deck: Deck, hand: HandState, move: Any) -> CardPlay:
@@ -717,8 +824,10 @@ class Session:
             return CardPlay(deck.claim(move.position))
         return CardPlay(deck.keys_for([move.position]))  # a closed box, played blind
 
-    def _read_play(self, message: SignedMessage, deck: Deck, hand: HandState, learn) -> tuple[Play, bool]:
-        play: CardPlay = message.body  # type: ignore[assignment]
+    def _read_play(self, message: SignedMessage, play: CardPlay, deck: Deck, hand: HandState,
+                   learn: Callable[[Revealed], None]) -> tuple[Play, bool]:
+        """The move that ``play``, the body of ``message``, makes, and whether it is blind;
+        checked against what its sender may see, and the card it claims learnt."""
         position, decoded = play.position, play.reveal
         try:
             move = Play.from_wire(position, len(self.game.deck()))

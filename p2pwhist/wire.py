@@ -2,7 +2,7 @@
 
 A frame is a 4-byte big-endian length followed by that many bytes of msgpack (see
 ``protocol/wire.md``). msgpack's defaults trust the input (buffers up to 100 MiB, arrays
-pre-allocated from the announced length, REFERENCE.md section 3), so every limit here is
+pre-allocated from the announced length: msgpack-python's ``unpackb`` documentation), so every limit here is
 set explicitly, and a payload must be exactly one msgpack object.
 """
 

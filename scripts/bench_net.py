@@ -93,7 +93,8 @@ from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.inprocess import open_table, random_match
 from p2pwhist.net import Agent, GameRecord, HostOptions, PeerOptions, host
-from p2pwhist.session import HOST, Need, Session
+from p2pwhist.session import CUT_HAND, HOST, Need
+from p2pwhist.session_events import Dealing, HandOver, SessionEvent
 from p2pwhist.signed import Kind, SignedMessage
 from p2pwhist.transcript import read_transcript
 from p2pwhist.wire import FrameBuffer, frame
@@ -108,10 +109,14 @@ async def networked_hands(game: Game, hands: int, delay: float = 0.0) -> tuple[l
     """Seconds per hand, seen by a host in this process playing joiner processes, and the
     host's log; with ``delay``, the joiners reach the host through a proxy with that latency."""
     players = game.players
-    marks: list[tuple[Kind, float]] = []
+    starts: list[float] = []  # when each hand's HAND message was taken
+    ends: list[float] = []  # when its last message was, which gives its result
 
-    def on_event(session: Session, message: SignedMessage) -> None:
-        marks.append((message.kind, trio.current_time()))
+    def on_event(event: SessionEvent) -> None:
+        if isinstance(event, Dealing) and event.hand != CUT_HAND:
+            starts.append(trio.current_time())
+        elif isinstance(event, HandOver):
+            ends.append(trio.current_time())
 
     rng = random.Random(1)
     with tempfile.TemporaryDirectory() as home:
@@ -139,8 +144,7 @@ async def networked_hands(game: Game, hands: int, delay: float = 0.0) -> tuple[l
                         joiners.start_soon(lambda c=command, e=env: trio.run_process(c, stdout=subprocess.DEVNULL, env=e))
                 await hosted.wait()
         log = list(read_transcript(records[0].transcript))
-    starts = [i for i, (kind, _) in enumerate(marks) if kind is Kind.HAND]  # the last one ends the match
-    return [marks[b - 1][1] - marks[a][1] for a, b in itertools.pairwise(starts)], log
+    return [end - start for start, end in zip(starts, ends, strict=True)], log
 
 
 # -- sequential legs -------------------------------------------------------------------------

@@ -6,7 +6,7 @@ should ``--bot search`` use? (issue 12: choose the technique by measurement, not
   (SO-ISMCTS: Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE
   TCIAIG 4(2), 2012), one tree over the moves made since the root, a fresh sampled deal per
   iteration (its module docstring says more).
-- PIMC (perfect-information Monte Carlo, as GIB for bridge: REFERENCE.md section 4) is
+- PIMC (perfect-information Monte Carlo, as GIB for bridge: Ginsberg, JAIR 14, 2001) is
   ``PIMCBot`` here, the baseline it replaced, built on the same parts (``Knowledge`` samples
   the deals, ``_Sim`` plays them, ``_policy`` plays the playouts, ``_score`` scores them) so
   that only the search differs: per move, sample deals consistent with the view, play every

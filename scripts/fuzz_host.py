@@ -2,7 +2,9 @@
 
 The host runs as ``python -m p2pwhist host --port 0 --bind 127.0.0.1 --bot random --players 2
 --hands 1 --timeout 5 --name host`` with its own temporary ``P2PWHIST_HOME``, its stdout and
-stderr in files. The fuzzer sends it ``--frames`` frames of these kinds:
+stderr in files; the fuzzer speaks protocol version 3 (protocol/wire.md §2: HELLO, WELCOME,
+READY, the host's LOBBY news and the joiners' VOUCHes, then START). It sends ``--frames``
+frames of these kinds:
 
 - before login, each exchange on a fresh connection, against one long-lived host process:
   ``raw_random`` (unframed random bytes), ``huge_length`` (length prefixes over 64 KiB, up to
@@ -13,21 +15,36 @@ stderr in files. The fuzzer sends it ``--frames`` frames of these kinds:
   wrong shape), ``bad_hello`` (the honest HELLO with its fields' types, sizes and nesting
   mutated, keys added, dropped or renamed), ``cut_frame`` (a frame cut off mid-way, then a FIN
   or a RST) and ``multi_frame`` (several frames in one write);
+- the meeting's own frames, as exchanges of several frames (``MeetingScripts``): ``lobby``,
+  against the same host, frames out of their place before a seat (a VOUCH, READY, REJOIN or
+  DONE before HELLO; a VOUCH, REJOIN while the host seats a new table, DONE, a second HELLO,
+  a signed message or a host's own frame instead of READY; a READY that is not true;
+  malformed, deep or oversized ones), each of which must be refused in words naming what was
+  expected (a REFUSE of other words is a "wrong verdict"), or, over the 1 KiB limit, hung up
+  on; and ``seated``, against a second, 3-seat host (a 2-seat table starts as soon as one
+  joiner sits, so only a larger one lets a joiner hold a seat and wait): seated, a VOUCH about
+  an unknown key, our own, or floods of them, READY twice, a REJOIN, HELLO, DONE or signed
+  message, malformed, deep or oversized VOUCHes, a cut connection, and two joiners of which
+  the first refuses the second (the second is refused, and refused again when it comes back
+  while the first sits). Each must end its connections in time, with the verdict due, and
+  the host must then report every seat it gave free again (a line of its stdout);
 - ``game_honest`` and ``game_mutated``: as a seated joiner with its own Ed25519 key, an honest
   HELLO, the real ``Session`` built from START and played honestly with the random bot up to a
   chosen message, which is replaced by a validly signed message whose body (points off the
   curve, wrong keys and positions, claims of cards not held, swapped kinds, extra keys, deep
   nesting, huge or negative ints, wrong types) or envelope (seq, prev, seat, kind) is
-  mutated. The host must refuse it and end the game cleanly: exit code 1 and one line on
-  stderr, ``p2pwhist: ...``, naming the sender. A host with ``--hands 1`` exits after every
-  game; it is restarted whenever it exits.
+  mutated; or, one game in ten, by a frame outside the log (a VOUCH, READY, HELLO, DONE,
+  REJOIN, a host's LOBBY...). The host must refuse it and end the game cleanly: exit code 1
+  and one line on stderr, ``p2pwhist: ...``, naming the sender. A host with ``--hands 1``
+  exits after every game; it is restarted whenever it exits.
 
 Found and printed, one line each: crashes (a "Traceback" on the host's stderr, or an exit
 other than 0 or 1 with a one-line "p2pwhist: ..." error, or any exit caused by a pre-login
 frame), hangs (no answer or close within 15 s, no START for an honest HELLO, a game that does
-not end within 20 s of the mutated frame), misblames (a clean exit after a mutated frame whose
-error does not name the sender) and broken games (the host ended a game that our joiner was
-still playing honestly). A host can die a few milliseconds after the frame that killed it, so
+not end within 20 s of the mutated frame, a seat the host never reports free), misblames (a
+clean exit after a mutated frame whose error does not name the sender), broken games (the host
+ended a game that our joiner was still playing honestly) and wrong verdicts (an exchange of the
+meeting refused in other words than the protocol's, or not refused). A host can die a few milliseconds after the frame that killed it, so
 the recent pre-login frames are replayed one by one, each to a fresh host, to find the one
 that crashes a host on its own ("reproduced alone"). Each finding's frame (hex), the frames
 sent before it and the host's stderr are saved under ``--out``. Mutations the host accepted
@@ -39,8 +56,8 @@ A crash costs a host restart, so once one frame label has crashed the host ``--m
 times it is no longer generated (counted as ``suppressed``).
 
 Usage: python scripts/fuzz_host.py [--frames N] [--seed S] [--out DIR] [--game-every K]
-The last line printed is one JSON object: frames, crashes, hangs, peak_rss_mb, games, kinds
-(frames per kind), seconds, and more. Exit 0 if no crash and no hang, else 1. ``--seed``
+The last line printed is one JSON object: frames, crashes, hangs, wrong_verdicts, peak_rss_mb,
+games, kinds (frames per kind), seconds, and more. Exit 0 if no crash and no hang, else 1. ``--seed``
 makes the fuzzer's own choices reproducible; the host's deal and keys stay random. A host that
 fails to start three times in a row (code mid-edit, say) stops the run early: ``aborted`` says
 why, and the exit code is 1.
@@ -71,10 +88,11 @@ from typing import Any
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pwhist.bodies import PROTOCOL_VERSION, READY
+from p2pwhist import table
 from p2pwhist.bots import RandomBot
 from p2pwhist.session import Need, Session
 from p2pwhist.signed import SignedMessage, parse, public_bytes, sign
+from p2pwhist.table import HANDSHAKE_FRAME, PROTOCOL_VERSION
 
 HOST_LINE = re.compile(r"on port (\d+); your key fingerprint is ([0-9a-f-]+)")
 MAX_FRAME = 64 * 1024
@@ -87,9 +105,9 @@ EXIT_DEADLINE = 15.0
 QUIET = 3.0  # after a mutated frame, silence this long while it is our turn: the host took it
 MEMORY_EVERY = 250  # pre-login exchanges between VmHWM samples
 JOINER_NAME = "fuzzer"
-# A pre-login frame this small is refused in words; a larger one the host may drop unanswered
-# (its HELLO limit, net.py HELLO_LIMIT, is 1 KiB today).
-ANSWERED = 1024
+# A pre-login frame this small is refused in words; a larger one the host drops unanswered
+# (every frame on a connection that holds no seat in a game: protocol/wire.md §2.5).
+ANSWERED = HANDSHAKE_FRAME
 LINGER = 0.25  # after a frame left unanswered, how long to watch for the host's crash
 RECENT = 6  # frames kept per host, saved with a crash
 
@@ -102,8 +120,13 @@ KINDS = ("start", "accept", "hand", "commit", "shuffle", "lock", "keys", "play",
 
 PRELOGIN_WEIGHTS = {
     "raw_random": 8, "huge_length": 6, "random_frame": 10, "bomb": 12, "deep_nest": 12,
-    "wrong_type": 12, "bad_hello": 25, "cut_frame": 8, "multi_frame": 7,
+    "wrong_type": 12, "bad_hello": 25, "cut_frame": 8, "multi_frame": 7, "lobby": 8, "seated": 4,
 }
+# The kinds that are exchanges of several frames (``MeetingScripts``), not one write.
+SCRIPTED = ("lobby", "seated")
+# Of the games' mutations, this share replaces our message by a frame outside the log (a VOUCH,
+# READY, HELLO, DONE, REJOIN, or a host's frame): the host must stop the game naming us.
+OUTSIDE_SHARE = 0.1
 # Which of our messages a game mutates: its kind, then which occurrence of that kind.
 TARGET_WEIGHTS = {"accept": 2, "commit": 1, "shuffle": 2, "lock": 2, "keys": 3, "play": 4, "secret": 1,
                   "final": 1}
@@ -219,14 +242,15 @@ def weird(rng: random.Random) -> tuple[str, Any]:
 
 
 class HostProc:
-    """One ``p2pwhist host`` process; stdout and stderr go to files in ``logs``."""
+    """One ``p2pwhist host`` process of ``players`` seats; stdout and stderr go to files in ``logs``."""
 
-    def __init__(self, home: Path, logs: Path, number: int) -> None:
+    def __init__(self, home: Path, logs: Path, number: int, players: int = 2) -> None:
         self.number = number
+        self.players = players
         self.out = logs / f"host-{number}.out"
         self.err = logs / f"host-{number}.err"
         command = [sys.executable, "-m", "p2pwhist", "host", "--port", "0", "--bind", "127.0.0.1",
-                   "--bot", "random", "--players", "2", "--hands", "1", "--timeout", str(HOST_TIMEOUT),
+                   "--bot", "random", "--players", str(players), "--hands", "1", "--timeout", str(HOST_TIMEOUT),
                    "--wait", str(HOST_TIMEOUT), "--name", "host"]
         env = {**os.environ, "P2PWHIST_HOME": str(home), "PYTHONUNBUFFERED": "1"}
         with self.out.open("wb") as stdout, self.err.open("wb") as stderr:
@@ -294,6 +318,31 @@ class HostProc:
         except OSError:
             return False
 
+    def out_size(self) -> int:
+        try:
+            return self.out.stat().st_size
+        except OSError:
+            return 0
+
+    def said_gone(self, names: tuple[str, ...], since: int, deadline: float) -> list[str]:
+        """Of ``names``, those the host has not reported gone from its table (a line of its
+        stdout from byte ``since`` on: refused, seat free again, leaves the table) by ``deadline``."""
+        missing = list(names)
+        while missing:
+            try:
+                with self.out.open("rb") as f:
+                    f.seek(since)
+                    text = f.read().decode(errors="replace")
+            except OSError:
+                text = ""
+            missing = [name for name in missing if not re.search(
+                rf"Refused {name}:|^{name} .*(its seat is free again|no need to answer about them)|; {name} leaves the "
+                "table", text, re.MULTILINE)]
+            if not missing or time.monotonic() >= deadline or self.code is not None:
+                break
+            time.sleep(0.01)
+        return missing
+
     def stdout_tail(self, lines: int = 40) -> str:
         try:
             with self.out.open("rb") as f:
@@ -311,6 +360,7 @@ class Sent:
     data: bytes  # the bytes as written to the socket
     suspicious: bool = False  # no answer where one was due: the likely culprit of a later crash
     finish: str = "wait"  # after writing: wait for the host, or close with a FIN ("fin") or a RST ("rst")
+    script: Script | None = None  # an exchange of several frames (the meeting), replayed as a whole
 
 
 # -- connections -----------------------------------------------------------------------------
@@ -405,6 +455,21 @@ def is_refusal(payload: bytes) -> bool:
 def is_welcome(payload: bytes) -> bool:
     value = decode_any(payload)
     return isinstance(value, dict) and isinstance(value.get("welcome"), dict)
+
+
+def from_host(payload: bytes) -> Any:
+    """The host's frame as the table reads it (``table.read_from_host``), or None if it reads
+    as none: a frame outside the log is one of the typed frames, a message of the log is
+    ``table.Logged``."""
+    try:
+        return table.read_from_host(payload)
+    except table.FrameError:
+        return None
+
+
+def outside(value: Any) -> bytes:
+    """A frame outside the log (HELLO, READY, VOUCH...), framed for the wire."""
+    return frame(table.encode(value))
 
 
 # -- our joiner's side of the game --------------------------------------------------------------
@@ -674,7 +739,7 @@ class Generator:
         n = rng.randint(2, 5)
         parts = []
         labels = []
-        honest = rng.random() < 0.01  # an honest HELLO, then junk: the game starts with the junk
+        honest = rng.random() < 0.01  # an honest HELLO, then junk: WELCOME, then a refusal of the junk
         if honest:
             parts.append(frame(enc(hello_value(random_name(rng), rng.randbytes(32)))))
             labels.append("hello")
@@ -690,6 +755,387 @@ class Generator:
             labels.append(kind)
         self.valid = honest
         return "multi_frame:" + (labels[0] if labels else "none"), "+".join(labels), b"".join(parts), "wait"
+
+
+# -- the meeting: exchanges of several frames (protocol version 3's lobby) ---------------------
+
+
+@dataclass
+class Script:
+    """A pre-login exchange of several steps on one or two connections, against a host of
+    ``players`` seats. ``steps`` are (connection, what, bytes): "open"; "send" the bytes;
+    "welcome", wait for the host's WELCOME; "seated", wait for a LOBBY that gives us a seat
+    (LOBBY news in between is skipped); "end", wait for the host to end the connection (as
+    below); "rst" or "fin", close the connection. Then every connection still open must end (a REFUSE, or a close) within ``ANSWER_DEADLINE``, LOBBY
+    news aside. ``ends`` says, per connection, words its REFUSE must hold (a wrong verdict
+    else), or None: a silent close will do. ``leaves``: names the host must report gone from
+    its table (stdout) once the exchange is over, so that the next one finds every seat free."""
+
+    players: int
+    label: str
+    detail: str
+    steps: list[tuple[int, str, bytes]]
+    ends: tuple[str | None, ...] = (None,)
+    leaves: tuple[str, ...] = ()
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(data for conn, what, data in self.steps if conn == 0 and what == "send")
+
+    @property
+    def frames(self) -> int:
+        return sum(1 for _, what, _ in self.steps if what == "send")
+
+
+@dataclass
+class ScriptEnd:
+    """How a ``Script`` went: ``outcome`` in a word, the REFUSE each connection got (None: a
+    silent close), and what went wrong: ``hang`` (no end within the deadline), ``wrong`` (a
+    verdict other than the one due), ``early`` (a step's answer never came: the host refused
+    or closed first; said, not a finding)."""
+
+    outcome: str
+    refusals: dict[int, str | None] = field(default_factory=dict)
+    hang: str | None = None
+    wrong: str | None = None
+    connect_failed: str | None = None
+
+
+# Refusals that say the host is busy, not what it thinks of the frame: no verdict to check.
+BUSY = ("try again shortly",)
+
+
+def run_script(port: int, script: Script) -> ScriptEnd:
+    """Run ``script`` against the host on ``port``; every read has a deadline."""
+    conns: dict[int, Conn] = {}
+    ended: set[int] = set()
+    refusals: dict[int, str | None] = {}
+    early: str | None = None
+    try:
+        for index, what, data in script.steps:
+            if what == "open":
+                try:
+                    conns[index] = Conn(port)
+                except OSError as error:
+                    return ScriptEnd("connect_failed", connect_failed=str(error))
+                continue
+            conn = conns[index]
+            if index in ended:
+                continue
+            if what == "send":
+                if conn.send(data) == "timeout":
+                    return ScriptEnd("hang", hang="the host stopped reading a frame of the meeting for 15 s")
+            elif what in ("rst", "fin"):
+                conn.close(abortive=what == "rst")
+                ended.add(index)
+            elif what == "end":
+                failed = _end(conn, index, refusals)
+                if failed is not None:
+                    return failed
+                ended.add(index)
+            else:  # "welcome" or "seated": skip LOBBY news until the frame due
+                found = _await(conn, what)
+                if found is TIMEOUT:
+                    return ScriptEnd("hang", hang=f"no {what.upper()} within {ANSWER_DEADLINE:g} s in the meeting")
+                if found is not True:
+                    refusals[index] = found if isinstance(found, str) else None
+                    ended.add(index)
+                    early = early or f"early_{'refused' if isinstance(found, str) else 'closed'}_at_{what}"
+        for index, conn in conns.items():  # every connection still open must now end
+            if index not in ended and (failed := _end(conn, index, refusals)) is not None:
+                return failed
+    finally:
+        for conn in conns.values():
+            conn.close()
+    if early is not None:
+        return ScriptEnd(early, refusals)
+    wrong = None
+    for index, words in enumerate(script.ends):
+        got = refusals.get(index)
+        if words is not None and (got is None or words not in got) and not (got and any(b in got for b in BUSY)):
+            wrong = f"connection {index}: the host's answer is {got!r}, not a REFUSE saying {words!r}"
+            break
+    refused = [got for got in refusals.values() if got is not None]
+    return ScriptEnd("refused" if refused else "closed", refusals, wrong=wrong)
+
+
+def _end(conn: Conn, index: int, refusals: dict[int, str | None]) -> ScriptEnd | None:
+    """Read connection ``index`` until the host closes it (LOBBY news aside), keeping its
+    REFUSE's reason in ``refusals``; a ``ScriptEnd`` if it does not end as it should."""
+    deadline = time.monotonic() + ANSWER_DEADLINE
+    refusals.setdefault(index, None)
+    while True:
+        payload = conn.read_frame(deadline)
+        if payload is TIMEOUT:
+            return ScriptEnd("hang", refusals, hang=f"connection {index} of the meeting neither refused "
+                             f"nor closed within {ANSWER_DEADLINE:g} s")
+        if payload is None:
+            return None
+        word = from_host(payload)
+        if isinstance(word, table.Refuse):
+            refusals[index] = word.reason
+        elif not isinstance(word, table.Lobby):
+            return ScriptEnd("unexpected", refusals, wrong=f"connection {index} got "
+                             f"{type(word).__name__ if word is not None else payload[:40].hex()} "
+                             "where its end was due")
+
+
+def _await(conn: Conn, what: str) -> bool | str | None | object:
+    """True once the frame due has come (a WELCOME; a LOBBY that seats us); else the REFUSE's
+    reason, None for a close, TIMEOUT."""
+    deadline = time.monotonic() + ANSWER_DEADLINE
+    while True:
+        payload = conn.read_frame(deadline)
+        if not isinstance(payload, bytes):
+            return payload
+        word = from_host(payload)
+        if isinstance(word, table.Refuse):
+            conn.read_frame(deadline)  # the close that follows
+            return word.reason
+        if what == "welcome" and isinstance(word, table.Welcome):
+            return True
+        if what == "seated" and isinstance(word, table.Lobby) and word.you is not None:
+            return True
+        if not isinstance(word, table.Lobby):
+            return f"(not a REFUSE: {type(word).__name__ if word is not None else payload[:40].hex()})"
+
+
+class MeetingScripts:
+    """Hostile exchanges of the meeting (wire.md §2.1), where protocol version 3 added LOBBY and
+    VOUCH: ``lobby`` against the 2-seat host (frames out of their place, before a seat: each
+    refused in words, or an oversized one dropped), ``seated`` against a 3-seat host, where a
+    joiner holds a seat and the table waits for the third player (VOUCHes about unknown keys,
+    floods of them, READY twice, a REJOIN or HELLO while seated, deep or oversized frames, two
+    joiners of which one refuses the other). A 2-seat table starts as soon as one joiner sits,
+    so a seated joiner's frames can only be tried at a larger table."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def make(self, kind: str) -> Script:
+        return getattr(self, kind)()
+
+    def _joiner(self) -> tuple[str, bytes, bytes]:
+        name, key = random_name(self.rng), self.rng.randbytes(32)
+        return name, key, outside(table.Hello(PROTOCOL_VERSION, name, key))
+
+    def _rejoin(self) -> bytes:
+        rng = self.rng
+        return outside(table.Rejoin(rng.randbytes(32), rng.randint(1, 5), rng.randint(1, 500), rng.randbytes(32),
+                                    rng.randbytes(64)))
+
+    def _deep(self, label: str) -> tuple[str, bytes]:
+        """A frame of the meeting with a deep nest in one of its fields, or alone (a nest of
+        arrays alone reads as a message of the log, which is no frame of the meeting either)."""
+        rng = self.rng
+        depth = nest_depth(rng)
+        style, value = nest(rng, depth)
+        which = rng.choice(["vouch_key", "vouch_trust", "vouch_extra", "ready", "rejoin_game", "rejoin_seat", "top"])
+        if which.startswith("vouch"):
+            body: Any = {"key": rng.randbytes(32), "trust": True}
+            body[{"vouch_key": "key", "vouch_trust": "trust", "vouch_extra": "x"}[which]] = value
+            payload = enc({"vouch": body})
+        elif which == "ready":
+            payload = enc({"ready": value})
+        elif which.startswith("rejoin"):
+            body = table.Rejoin(rng.randbytes(32), 1, 1, rng.randbytes(32), rng.randbytes(64)).fields()
+            body[which.removeprefix("rejoin_")] = value
+            payload = enc({"rejoin": body})
+        else:
+            payload = bytes(value)
+        return f"{label}:deep_{which}:{style}", frame(payload[:MAX_FRAME])
+
+    def _oversized(self, label: str) -> tuple[str, bytes]:
+        """A VOUCH (or READY) over the meeting's 1 KiB frame limit, up to 64 KiB."""
+        rng = self.rng
+        size = rng.choice([HANDSHAKE_FRAME + 1, 2048, 60000])
+        if rng.random() < 0.5:
+            payload = enc({"vouch": {"key": rng.randbytes(32), "trust": True, "pad": rng.randbytes(size)}})
+        else:
+            payload = enc({"ready": rng.randbytes(size)})
+        return f"{label}:oversized", frame(payload[:MAX_FRAME])
+
+    def _bad_vouch(self) -> tuple[str, bytes]:
+        rng = self.rng
+        body: dict[Any, Any] = {"key": rng.randbytes(32), "trust": rng.random() < 0.5}
+        op = rng.choice(["key", "trust", "extra", "missing", "list"])
+        if op in ("key", "trust"):
+            name, value = weird(rng)
+            if op == "trust" and type(value) is bool or op == "key" and type(value) is bytes and len(value) == 32:
+                name, value = "nil", None  # still a good VOUCH: make it a bad one
+            body[op] = value
+            label = f"{op}={name}"
+        elif op == "extra":
+            body["extra"], label = 1, "extra_key"
+        elif op == "missing":
+            del body[rng.choice(["key", "trust"])]
+            label = "missing_key"
+        else:
+            body, label = [body["key"], body["trust"]], "body_list"
+        return label, frame(enc({"vouch": body})[:MAX_FRAME])
+
+    def _log_message(self) -> bytes:
+        fake = Ed25519PrivateKey.from_private_bytes(self.rng.randbytes(32))
+        return frame(resign(fake, [1, self.rng.randbytes(32), 1, "accept", {}]))
+
+    # -- before a seat, at the 2-seat host ---------------------------------------------------
+
+    def lobby(self) -> Script:
+        rng = self.rng
+        name, key, hello = self._joiner()
+        first = [(0, "open", b"")]
+        welcomed = [(0, "open", b""), (0, "send", hello), (0, "welcome", b"")]
+        host_frames = {
+            "lobby": lambda: table.Lobby(2, (table.Hello(3, "a", key).player,), None, ()),
+            "welcome": lambda: table.Welcome(PROTOCOL_VERSION, name, key, rng.randbytes(32), None),
+            "notice": lambda: table.Notice(0, table.Presence.GONE, 0, 0),
+            "resumed": lambda: table.Resumed(1),
+            "refuse": lambda: table.Refuse("x"),
+        }
+        choice = rng.choice(["vouch_first", "ready_first", "rejoin_first", "done_first", "host_frame_first",
+                             "vouch_before_ready", "vouch_before_ready", "rejoin_seating", "rejoin_seating",
+                             "done_before_ready", "hello_twice", "log_before_ready", "host_frame_before_ready",
+                             "bad_vouch_before_ready", "bad_ready", "deep", "deep", "oversized"])
+        vouch = outside(table.Vouch(rng.randbytes(32), rng.random() < 0.5))
+        if choice == "vouch_first":
+            return Script(2, "lobby:vouch_first", "VOUCH before HELLO", first + [(0, "send", vouch)],
+                          ("expected a HELLO, not a VOUCH",))
+        if choice == "ready_first":
+            return Script(2, "lobby:ready_first", "READY before HELLO", first + [(0, "send", outside(table.Ready()))],
+                          ("expected a HELLO, not a READY",))
+        if choice == "rejoin_first":
+            return Script(2, "lobby:rejoin_first", "REJOIN before HELLO", first + [(0, "send", self._rejoin())],
+                          ("seating a new table",))
+        if choice == "done_first":
+            return Script(2, "lobby:done_first", "DONE before HELLO", first + [(0, "send", outside(table.Done(1)))],
+                          ("expected a HELLO, not a DONE",))
+        if choice == "host_frame_first":
+            which = rng.choice(sorted(host_frames))
+            return Script(2, f"lobby:host_frame_first:{which}", f"a host's {which.upper()} before HELLO",
+                          first + [(0, "send", outside(host_frames[which]()))], ("not a p2pwhist HELLO",))
+        if choice == "vouch_before_ready":
+            return Script(2, "lobby:vouch_before_ready", "HELLO, VOUCH instead of READY",
+                          welcomed + [(0, "send", vouch)], ("expected a READY, not a VOUCH",))
+        if choice == "rejoin_seating":
+            return Script(2, "lobby:rejoin_seating", "HELLO, REJOIN while the host seats a new table",
+                          welcomed + [(0, "send", self._rejoin())], ("seating a new table",))
+        if choice == "done_before_ready":
+            return Script(2, "lobby:done_before_ready", "HELLO, DONE instead of READY",
+                          welcomed + [(0, "send", outside(table.Done(rng.randint(1, 100))))],
+                          ("expected a READY, not a DONE",))
+        if choice == "hello_twice":
+            again = outside(table.Hello(PROTOCOL_VERSION, random_name(rng), rng.randbytes(32)))
+            return Script(2, "lobby:hello_twice", "HELLO twice", welcomed + [(0, "send", again)],
+                          ("expected a READY, not a HELLO",))
+        if choice == "log_before_ready":
+            return Script(2, "lobby:log_before_ready", "HELLO, a signed message instead of READY",
+                          welcomed + [(0, "send", self._log_message())], ("expected a READY, not a message of the log",))
+        if choice == "host_frame_before_ready":
+            which = rng.choice(sorted(host_frames))
+            return Script(2, f"lobby:host_frame_before_ready:{which}", f"HELLO, a host's {which.upper()}",
+                          welcomed + [(0, "send", outside(host_frames[which]()))], ("not a p2pwhist READY",))
+        if choice == "bad_vouch_before_ready":
+            label, data = self._bad_vouch()
+            words = "not a p2pwhist READY" if len(data) <= 4 + HANDSHAKE_FRAME else None
+            return Script(2, f"lobby:bad_vouch_before_ready:{label}", "HELLO, a malformed VOUCH",
+                          welcomed + [(0, "send", data)], (words,))
+        if choice == "bad_ready":
+            name_, value = weird(rng)
+            if value is True:
+                name_, value = "false", False  # a READY that says true is the honest one: it would start a game
+            data = frame(enc({"ready": value})[:MAX_FRAME])
+            words = "not a p2pwhist READY" if len(data) <= 4 + HANDSHAKE_FRAME else None
+            return Script(2, f"lobby:bad_ready:{name_}", "HELLO, a READY that is not true",
+                          welcomed + [(0, "send", data)], (words,))
+        if choice == "deep":
+            before = rng.random() < 0.3  # in place of the HELLO, or after the WELCOME
+            label, data = self._deep("lobby")
+            words = None if len(data) > 4 + HANDSHAKE_FRAME else "not a p2pwhist HELLO" if before \
+                else "not a p2pwhist READY"
+            steps = first + [(0, "send", data)] if before else welcomed + [(0, "send", data)]
+            return Script(2, label + (":first" if before else ""), "a deep frame of the meeting", steps, (words,))
+        label, data = self._oversized("lobby")
+        return Script(2, label, f"HELLO, a frame of {len(data) - 4} bytes", welcomed + [(0, "send", data)], (None,))
+
+    # -- seated, at the 3-seat host ----------------------------------------------------------
+
+    def seated(self) -> Script:
+        rng = self.rng
+        name, key, hello = self._joiner()
+        ready, probe = outside(table.Ready()), outside(table.Ready())  # probe: a seated joiner that speaks leaves
+        sit = [(0, "open", b""), (0, "send", hello), (0, "welcome", b""), (0, "send", ready), (0, "seated", b"")]
+        choice = rng.choice(["vouch_unknown", "vouch_unknown", "vouch_self", "vouch_flood", "ready_twice",
+                             "ready_twice_fast", "rejoin_seated", "hello_seated", "done_seated", "log_seated",
+                             "bad_vouch", "deep", "oversized", "cut", "pair_refuse", "pair_refuse",
+                             "pair_left", "pair_refused_returns"])
+        if choice == "vouch_unknown":
+            vouch = outside(table.Vouch(rng.randbytes(32), rng.random() < 0.5))
+            return Script(3, "seated:vouch_unknown", "seated, a VOUCH about a key nobody holds, then READY",
+                          sit + [(0, "send", vouch), (0, "send", probe)], leaves=(name,))
+        if choice == "vouch_self":
+            vouch = outside(table.Vouch(key, rng.random() < 0.5))
+            return Script(3, "seated:vouch_self", "seated, a VOUCH about our own key, then READY",
+                          sit + [(0, "send", vouch), (0, "send", probe)], leaves=(name,))
+        if choice == "vouch_flood":
+            count = rng.choice([10, 50, 200])
+            flood = [(0, "send", outside(table.Vouch(rng.randbytes(32), rng.random() < 0.5))) for _ in range(count)]
+            return Script(3, "seated:vouch_flood", f"seated, {count} VOUCHes about unknown keys, then READY",
+                          sit + flood + [(0, "send", probe)], leaves=(name,))
+        if choice == "ready_twice":
+            return Script(3, "seated:ready_twice", "seated, READY again", sit + [(0, "send", ready)], leaves=(name,))
+        if choice == "ready_twice_fast":  # the second READY while the host decides whether to seat us
+            return Script(3, "seated:ready_twice_fast", "HELLO, READY, READY at once",
+                          sit[:4] + [(0, "send", ready)], leaves=(name,))
+        if choice == "rejoin_seated":
+            return Script(3, "seated:rejoin", "seated, a REJOIN", sit + [(0, "send", self._rejoin())], leaves=(name,))
+        if choice == "hello_seated":
+            again = outside(table.Hello(PROTOCOL_VERSION, name, key))
+            return Script(3, "seated:hello", "seated, HELLO again", sit + [(0, "send", again)], leaves=(name,))
+        if choice == "done_seated":
+            return Script(3, "seated:done", "seated, a DONE", sit + [(0, "send", outside(table.Done(1)))],
+                          leaves=(name,))
+        if choice == "log_seated":
+            return Script(3, "seated:log", "seated, a signed message", sit + [(0, "send", self._log_message())],
+                          leaves=(name,))
+        if choice == "bad_vouch":  # then READY: a malformed VOUCH taken silently would show as a wrong verdict
+            label, data = self._bad_vouch()
+            words = "not a p2pwhist VOUCH" if len(data) <= 4 + HANDSHAKE_FRAME else None
+            return Script(3, f"seated:bad_vouch:{label}", "seated, a malformed VOUCH",
+                          sit + [(0, "send", data), (0, "send", probe)], (words,), leaves=(name,))
+        if choice == "deep":
+            label, data = self._deep("seated")
+            logged = data[4] & 0xF0 == 0x90  # an array: a message of the log, which a seated joiner may not send
+            words = "not a p2pwhist VOUCH" if len(data) <= 4 + HANDSHAKE_FRAME and not logged else None
+            return Script(3, label, "seated, a deep frame", sit + [(0, "send", data), (0, "send", probe)],
+                          (words,), leaves=(name,))
+        if choice == "oversized":
+            label, data = self._oversized("seated")
+            return Script(3, label, f"seated, a frame of {len(data) - 4} bytes", sit + [(0, "send", data)],
+                          leaves=(name,))
+        if choice == "cut":
+            how = rng.choice(["rst", "fin"])
+            return Script(3, f"seated:cut_{how}", f"seated, then the connection closed ({how.upper()})",
+                          sit + [(0, how, b"")], leaves=(name,))
+        # Two joiners at the 3-seat table: both seated, then the first answers about the second.
+        other, other_key, other_hello = self._joiner()
+        sit_other = [(1, "open", b""), (1, "send", other_hello), (1, "welcome", b""), (1, "send", ready),
+                     (1, "seated", b"")]
+        refuse = outside(table.Vouch(other_key, False))
+        if choice == "pair_refuse":  # the second is refused by the first, who keeps its seat, then leaves
+            return Script(3, "seated:pair_refuse", "two seated, the first refuses the second, then leaves",
+                          sit + sit_other + [(0, "send", refuse), (0, "send", probe)],
+                          (None, f"{name} did not accept you"), leaves=(name, other))
+        if choice == "pair_left":  # the second leaves; the first then answers yes about it: nothing happens
+            how = rng.choice(["rst", "fin"])
+            return Script(3, f"seated:pair_left_{how}", "two seated, the second leaves, the first vouches for it",
+                          sit + sit_other + [(1, how, b""), (0, "send", outside(table.Vouch(other_key, True))),
+                                             (0, "send", probe)], leaves=(name, other))
+        # The second, refused, comes back with the same key while the first still sits: refused again
+        # (the first leaves only once that is said: a refusal counts while its author is at the table).
+        again = [(2, "open", b""), (2, "send", other_hello), (2, "welcome", b""), (2, "send", ready), (2, "end", b"")]
+        return Script(3, "seated:pair_refused_returns", "the first refuses the second, which comes back",
+                      sit + sit_other + [(0, "send", refuse), (1, "end", b"")] + again + [(0, "send", probe)],
+                      (None, f"{name} did not accept you", f"{name} did not accept you"), leaves=(name, other))
 
 
 # -- signed-message mutations ----------------------------------------------------------------
@@ -751,6 +1197,29 @@ class Mutator:
             name, fields[4] = weird(rng)
             labels.append(f"body={name}")
         return f"game:{kind}:" + "+".join(labels), fields
+
+    def outside(self, fields: list[Any], key: Ed25519PrivateKey) -> tuple[str, bytes]:
+        """A frame outside the log in place of our message: one a joiner may send at other
+        times (wire.md §2), or one only a host sends, or a map of no frame's label."""
+        rng = self.rng
+        seq, prev = fields[0], fields[1]
+        ours = public_raw(key)
+        choices = {
+            "vouch": lambda: table.Vouch(rng.randbytes(32), rng.random() < 0.5),
+            "ready": table.Ready,
+            "hello": lambda: table.Hello(PROTOCOL_VERSION, JOINER_NAME, ours),
+            "done": lambda: table.Done(max(1, seq)),
+            "rejoin": lambda: table.Rejoin(rng.randbytes(32), 1, max(1, seq), prev, rng.randbytes(64)),
+            "notice": lambda: table.Notice(1, table.Presence.SLOW, 1, 1),
+            "refuse": lambda: table.Refuse("no"),
+            "lobby": lambda: table.Lobby(2, (table.Hello(3, "a", ours).player,), None, ()),
+        }
+        name = rng.choice([*choices, "empty_map", "unknown_label"])
+        if name == "empty_map":
+            return name, msgpack.packb({})
+        if name == "unknown_label":
+            return name, msgpack.packb({"vouched": {"key": ours, "trust": True}}, use_bin_type=True)
+        return name, table.encode(choices[name]())
 
     def _envelope(self, fields):
         rng = self.rng
@@ -1063,13 +1532,15 @@ class Fuzzer:
         self.report = report
         self.stats = Stats()
         self.gen = Generator(self.rng)
+        self.meeting = MeetingScripts(self.rng)
         self.mutator = Mutator(self.rng)
         self.work = Path(tempfile.mkdtemp(prefix="fuzz_host-work-"))
         self.home = self.work / "home"
         self.home.mkdir()
         self.logs = self.work / "logs"
         self.logs.mkdir()
-        self.host: HostProc | None = None
+        self.host: HostProc | None = None  # the 2-seat host: every frame but a seated joiner's
+        self.lobby_host: HostProc | None = None  # the 3-seat host, at which a joiner can hold a seat and wait
         self.key = Ed25519PrivateKey.from_private_bytes(self.rng.randbytes(32))
         self.exchanges = 0
         self.accepted_parts: set[str] = set()  # HELLO mutations seen accepted: not worth a game again
@@ -1078,17 +1549,21 @@ class Fuzzer:
 
     # -- hosts -------------------------------------------------------------------------------
 
-    def ensure_host(self) -> HostProc:
-        if self.host is not None and self.host.code is None:
-            return self.host
-        if self.host is not None:
-            self.retire(self.host)
+    def ensure_host(self, players: int = 2) -> HostProc:
+        current = self.host if players == 2 else self.lobby_host
+        if current is not None and current.code is None:
+            return current
+        if current is not None:
+            self.retire(current)
         while True:
             self.stats.host_starts += 1
-            host = HostProc(self.home, self.logs, self.stats.host_starts)
+            host = HostProc(self.home, self.logs, self.stats.host_starts, players)
             if host.wait_listening():
                 self.startup_failures = 0
-                self.host = host
+                if players == 2:
+                    self.host = host
+                else:
+                    self.lobby_host = host
                 return host
             host.kill()
             self.startup_failures += 1
@@ -1103,14 +1578,20 @@ class Fuzzer:
         self.stats.peak_kb = max(self.stats.peak_kb, host.peak_kb)
         for path in (host.out, host.err):
             path.unlink(missing_ok=True)
+        self.forget(host)
+
+    def forget(self, host: HostProc) -> None:
         if self.host is host:
             self.host = None
+        if self.lobby_host is host:
+            self.lobby_host = None
 
-    def count(self, sent: Sent, frames: int = 1) -> None:
+    def count(self, sent: Sent, frames: int = 1, host: HostProc | None = None) -> None:
         self.stats.kinds[sent.kind] += frames
         self.stats.frames += frames
-        if self.host is not None:
-            self.host.recent.append(sent)
+        host = host or self.host
+        if host is not None:
+            host.recent.append(sent)
 
     # -- findings ----------------------------------------------------------------------------
 
@@ -1169,20 +1650,21 @@ class Fuzzer:
         self.aborted: str | None = None
         try:
             while self.stats.frames < self.target:
-                host = self.ensure_host()
                 frames_before = self.stats.frames
                 try:
                     if self.stats.frames >= next_game:
                         next_game = self.stats.frames + self.rng.randint(self.game_every // 2,
                                                                          self.game_every * 3 // 2)
-                        self.game(host)
+                        self.game(self.ensure_host())
                     else:
-                        self.prelogin(host)
+                        self.prelogin()
                 except Exception as error:  # noqa: BLE001 (a fuzzer bug or an API in flux: note it, go on)
                     where = traceback.extract_tb(error.__traceback__)[-1]
                     self.stats.anomalies.append(f"fuzzer error: {type(error).__name__}: {error} "
                                                 f"(line {where.lineno} in {where.name})"[:300])
-                    self.retire(host)
+                    for host in (self.host, self.lobby_host):
+                        if host is not None:
+                            self.retire(host)
                     if self.stats.frames == frames_before:
                         self.stats.frames += 1  # never loop forever on one failing step
                 if self.stats.frames >= next_progress:
@@ -1192,8 +1674,9 @@ class Fuzzer:
             self.aborted = str(error)
             self.report(f"stopping early: {error}")
         finally:
-            if self.host is not None:
-                self.retire(self.host)
+            for host in (self.host, self.lobby_host):
+                if host is not None:
+                    self.retire(host)
             shutil.rmtree(self.work, ignore_errors=True)
         return self.result(started)
 
@@ -1222,6 +1705,7 @@ class Fuzzer:
             "hangs": sum(1 for f in s.findings if f.what == "hang"),
             "misblames": sum(1 for f in s.findings if f.what == "misblame"),
             "broken_games": sum(1 for f in s.findings if f.what == "broken_game"),
+            "wrong_verdicts": sum(1 for f in s.findings if f.what == "wrong_verdict"),
             "startup_failures": sum(1 for f in s.findings if f.what == "startup_failure"),
             "peak_rss_mb": round(s.peak_kb / 1024, 1),
             "games": s.games,
@@ -1248,12 +1732,18 @@ class Fuzzer:
 
     # -- pre-login ---------------------------------------------------------------------------
 
-    def pick_prelogin(self) -> tuple[str, str, str, bytes, str]:
+    def pick_prelogin(self) -> tuple[str, str, str, bytes, str, Script | None]:
         kinds = list(PRELOGIN_WEIGHTS)
         weights = list(PRELOGIN_WEIGHTS.values())
         for _ in range(50):
             kind = self.rng.choices(kinds, weights)[0]
-            label, detail, data, finish = self.gen.make(kind)
+            script = None
+            if kind in SCRIPTED:
+                script = self.meeting.make(kind)
+                label, detail, data, finish = script.label, script.detail, script.data, "wait"
+                self.gen.valid = False
+            else:
+                label, detail, data, finish = self.gen.make(kind)
             parts = set(label.split(":", 1)[-1].split("+"))
             if self.stats.crash_labels[label] >= self.max_repeats or (
                     kind in ("bad_hello", "wrong_type", "multi_frame") and parts <= self.accepted_parts):
@@ -1261,10 +1751,14 @@ class Fuzzer:
                 continue
             break
         self.valid = self.gen.valid
-        return kind, label, detail, data, finish
+        return kind, label, detail, data, finish, script
 
-    def prelogin(self, host: HostProc) -> None:
-        kind, label, detail, data, finish = self.pick_prelogin()
+    def prelogin(self) -> None:
+        kind, label, detail, data, finish, script = self.pick_prelogin()
+        if script is not None:
+            self.scripted(kind, script)
+            return
+        host = self.ensure_host()
         sent = Sent(kind, label, detail, data, finish=finish)
         self.exchanges += 1
         if self.exchanges % MEMORY_EVERY == 0:
@@ -1274,7 +1768,7 @@ class Fuzzer:
         except OSError as error:
             self.host_gone(host, f"connect failed: {error}")
             return
-        self.count(sent, detail.count("+") + 1 if kind == "multi_frame" else 1)
+        self.count(sent, detail.count("+") + 1 if kind == "multi_frame" else 1, host)
         # One whole frame of at most ANSWERED bytes and nothing after it is always answered:
         # REFUSE, or WELCOME for a HELLO the host takes. (Larger ones the host may drop unread;
         # after more bytes its close may be a reset, which can destroy its answer unread.)
@@ -1304,7 +1798,8 @@ class Fuzzer:
         self.stats.outcomes[f"{kind}:{'silent' if reply is None else 'refused' if is_refusal(reply) else 'welcome'}"] += 1
         if reply is not None and not is_refusal(reply):
             # A HELLO the host would seat: it WELCOMEs us; we leave without READY, which costs
-            # the table nothing (the host goes on waiting).
+            # the table nothing (the host goes on waiting). (Junk after it, in one write, is
+            # refused as no READY: no pre-login frame starts a game.)
             welcomed = is_welcome(reply)
             conn.close()
             if self.valid:
@@ -1327,6 +1822,41 @@ class Fuzzer:
             if answer_due:
                 sent.suspicious = True
         self.check_alive(host, kind, label, sent, linger=LINGER if answer_due and reply is None else 0.0)
+
+    def scripted(self, kind: str, script: Script) -> None:
+        """An exchange of the meeting (``MeetingScripts``): it must end in time, with the
+        verdict due, and the host must report every seat it took free again."""
+        host = self.ensure_host(script.players)
+        sent = Sent(kind, script.label, script.detail, script.data, script=script)
+        self.exchanges += 1
+        if self.exchanges % MEMORY_EVERY == 0:
+            host.sample_memory()
+        since = host.out_size()
+        self.count(sent, script.frames, host)
+        end = run_script(host.port, script)
+        if end.connect_failed is not None:
+            self.host_gone(host, f"connect failed: {end.connect_failed}")
+            return
+        if end.hang is not None:
+            if host.code is None:
+                self.hang(host, kind, script.label, sent, end.hang)
+            else:
+                self.host_gone(host, "exited during an exchange of the meeting", culprit=sent)
+            return
+        self.stats.outcomes[f"{kind}:{end.outcome}"] += 1
+        if end.outcome.startswith("early") and len(self.stats.anomalies) < 20:
+            self.stats.anomalies.append(f"{script.label}: a step's answer never came: {end.refusals}"[:300])
+        if end.wrong is not None:
+            host.wait(LINGER)  # a connection closed by a host on its way down says nothing of its verdicts
+            if host.code is None:
+                self.finding("wrong_verdict", host, kind, script.label, sent, end.wrong)
+        if script.leaves and end.outcome in ("refused", "closed") and host.code is None:
+            missing = host.said_gone(script.leaves, since, time.monotonic() + ANSWER_DEADLINE)
+            if missing and host.code is None:
+                self.hang(host, kind, script.label, sent, f"the host never said that {', '.join(missing)} left "
+                          "its table: a seat may be held for good")
+                return
+        self.check_alive(host, kind, script.label, sent, linger=LINGER if end.outcome == "closed" else 0.0)
 
     def check_alive(self, host: HostProc, kind: str, label: str, sent: Sent, linger: float = 0.0) -> None:
         """After a pre-login exchange the host must still run, and say nothing on stderr.
@@ -1366,10 +1896,9 @@ class Fuzzer:
         # one, each to a fresh host, newest first, and blame the first that crashes one.
         original = host.stderr()
         host.kill()  # dead already; its files stay until the finding is written
-        if self.host is host:
-            self.host = None
+        self.forget(host)
         candidates = [s for s in host.recent if s.kind in PRELOGIN_WEIGHTS]
-        found = self.replay(candidates)
+        found = self.replay(candidates, host.players)
         if found is not None:
             culprit, replayed = found
             problem = self.exit_problem(replayed) or f"exit {replayed.code} after this frame alone"
@@ -1390,30 +1919,33 @@ class Fuzzer:
         self.finding("crash", host, kind, label, culprit, problem, note)
         self.retire(host)
 
-    def replay(self, candidates: list[Sent]) -> tuple[Sent, HostProc] | None:
-        """The first of ``candidates`` (newest first) that crashes a fresh host on its own, with
-        that host (exited), or None."""
+    def replay(self, candidates: list[Sent], players: int = 2) -> tuple[Sent, HostProc] | None:
+        """The first of ``candidates`` (newest first) that crashes a fresh host of ``players``
+        seats on its own, with that host (exited), or None."""
         for sent in reversed(candidates):
             self.stats.replays += 1
             self.stats.host_starts += 1
-            host = HostProc(self.home, self.logs, self.stats.host_starts)
+            host = HostProc(self.home, self.logs, self.stats.host_starts, players)
             if not host.wait_listening():
                 self.retire(host)
                 continue
             host.recent.append(sent)
-            try:
-                conn = Conn(host.port)
-            except OSError:
-                self.retire(host)
-                continue
-            conn.send(sent.data)
-            if sent.finish == "rst":
-                conn.close(abortive=True)
+            if sent.script is not None:
+                run_script(host.port, sent.script)
             else:
-                if sent.finish == "fin":
-                    conn.half_close()
-                conn.read_frame(time.monotonic() + 5.0)
-                conn.close()
+                try:
+                    conn = Conn(host.port)
+                except OSError:
+                    self.retire(host)
+                    continue
+                conn.send(sent.data)
+                if sent.finish == "rst":
+                    conn.close(abortive=True)
+                else:
+                    if sent.finish == "fin":
+                        conn.half_close()
+                    conn.read_frame(time.monotonic() + 5.0)
+                    conn.close()
             end = time.monotonic() + 1.0
             while host.code is None and host.err_size() == 0 and time.monotonic() < end:
                 time.sleep(0.01)
@@ -1477,9 +2009,9 @@ class Fuzzer:
         self.count(sent)
         conn.send(hello)
         start = conn.read_frame(time.monotonic() + ANSWER_DEADLINE)
-        if isinstance(start, bytes) and is_welcome(start):  # we trust any host: READY, then START
-            conn.send(frame(msgpack.packb(READY)))
-            start = conn.read_frame(time.monotonic() + ANSWER_DEADLINE)
+        if isinstance(start, bytes) and is_welcome(start):  # we trust any host: READY, the lobby, START
+            conn.send(outside(table.Ready()))
+            start = self.await_start(conn)
         if start is TIMEOUT:
             conn.close(abortive=True)
             self.hang(host, "game_honest", "game:hello", sent, "no WELCOME and START within 15 s for an honest HELLO")
@@ -1509,7 +2041,8 @@ class Fuzzer:
         history: list[list[Any]] = []
         while True:
             need = session.need
-            if need is Need.DONE:
+            if need is Need.DONE:  # the host says DONE once we hold the whole log; we answer it (wire.md §2.4)
+                self.answer_done(conn, len(session.log))
                 conn.close()
                 self.stats.honest_games += 1
                 self.expect_exit(host, "game_honest", "game:honest_end", sent, "an honest game's end")
@@ -1525,6 +2058,8 @@ class Fuzzer:
                     self.expect_exit(host, "game_honest", "game:honest", sent, "the host closed during honest play",
                                      broken=True)
                     return
+                if isinstance(from_host(payload), table.Notice):
+                    continue  # the table waits for someone: for people to read, nothing to take
                 try:
                     session.receive(payload, 0)
                 except Exception as error:  # noqa: BLE001
@@ -1550,12 +2085,51 @@ class Fuzzer:
                                  broken=True)
                 return
 
+    def answer_done(self, conn: Conn, have: int) -> None:
+        """The end exchange as a joiner does it: the host's DONE, answered in kind. Without an
+        answer the host would wait out its --wait for us to return (an anomaly if it never
+        says DONE)."""
+        deadline = time.monotonic() + ANSWER_DEADLINE
+        while isinstance(payload := conn.read_frame(deadline), bytes):
+            word = from_host(payload)
+            if isinstance(word, table.Done):
+                conn.send(outside(table.Done(have)))
+                return
+            if not isinstance(word, table.Notice):
+                break
+        said = f"it sent {payload[:40].hex()}" if isinstance(payload, bytes) else \
+            "it closed" if payload is None else f"nothing within {ANSWER_DEADLINE:g} s"
+        self.stats.anomalies.append(f"no DONE from the host at an honest game's end ({said})")
+
+    def await_start(self, conn: Conn) -> bytes | None | object:
+        """After our READY: the host's LOBBY news until START (or a REFUSE, a close, TIMEOUT,
+        or any other frame, returned as it came). We answer a VOUCH, yes, for every seated
+        player but the host and us, once (a 2-seat table has none to answer about); each LOBBY
+        must come within ``ANSWER_DEADLINE`` of the last, and START within ``START_DEADLINE``."""
+        vouched: set[bytes] = set()
+        until = time.monotonic() + START_DEADLINE
+        while True:
+            payload = conn.read_frame(min(until, time.monotonic() + ANSWER_DEADLINE))
+            if not isinstance(payload, bytes):
+                return payload
+            news = from_host(payload)
+            if not isinstance(news, table.Lobby):
+                return payload  # START (a message of the log), a REFUSE, or what the caller reports
+            for seat, player in enumerate(news.players):
+                if news.you is not None and seat not in (0, news.you) and player.key not in vouched:
+                    vouched.add(player.key)
+                    conn.send(outside(table.Vouch(player.key, True)))
+
     def mutated(self, host: HostProc, conn: Conn, session, fields: list[Any], history: list[list[Any]]) -> None:
 
         honest = resign(self.key, fields)
         for _ in range(50):
-            label, new = self.mutator.mutate(fields, history)
-            payload = resign(self.key, new) if not isinstance(new, Raw) else self._sign_raw(new)
+            if self.rng.random() < OUTSIDE_SHARE:  # no message at all: a frame outside the log, at our turn
+                name, payload = self.mutator.outside(fields, self.key)
+                label, new = f"game:{fields[3]}:frame={name}", decode_any(payload)
+            else:
+                label, new = self.mutator.mutate(fields, history)
+                payload = resign(self.key, new) if not isinstance(new, Raw) else self._sign_raw(new)
             if payload == honest:
                 continue  # the mutation changed nothing (a key dropped from an empty map, say)
             if self.stats.crash_labels[label] < self.max_repeats:
@@ -1582,7 +2156,7 @@ class Fuzzer:
             elif message_kind(reply) == "abort":
                 verdict = "refused"
             else:
-                verdict = "accepted"  # the host went on with the game
+                verdict = "accepted"  # the host went on with the game, or waits for our next message (NOTICE)
         conn.close()
         if verdict == "silent":
             host.wait(max(0.0, deadline - time.monotonic()))

@@ -28,10 +28,20 @@ from typing import Any, Self
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pwhist.bodies import PROTOCOL_VERSION, READY, Done, Welcome
 from p2pwhist.games.registry import GAMES
 from p2pwhist.session import HOST, Need, Session
 from p2pwhist.signed import Kind, parse, public_bytes
+from p2pwhist.table import (
+    PROTOCOL_VERSION,
+    Done,
+    Hello,
+    Logged,
+    Ready,
+    Welcome,
+    encode,
+    read_from_host,
+    read_from_joiner,
+)
 from p2pwhist.transcript import MAGIC
 from p2pwhist.wire import FrameBuffer, frame, pack, unpack
 
@@ -205,21 +215,25 @@ class FakePeer:
         self.sock.sendall(data)
 
     def hello(self, name: str, key: Ed25519PrivateKey, version: int = PROTOCOL_VERSION) -> None:
-        self.send({"hello": {"version": version, "name": name, "key": public_bytes(key.public_key())}})
+        self.send_payload(encode(Hello(version, name, public_bytes(key.public_key()))))
 
     def sit(self, name: str, key: Ed25519PrivateKey) -> None:
         """HELLO, then READY to the host's WELCOME: the host seats us ("NAME joined")."""
         self.hello(name, key)
         reply = self.receive_value()
         assert isinstance(reply, dict) and "welcome" in reply, f"the host did not welcome us: {reply}"
-        self.send(READY)
+        self.send_payload(encode(Ready()))
 
-    def welcome(self, name: str, key: Ed25519PrivateKey) -> dict:
+    def welcome(self, name: str, key: Ed25519PrivateKey) -> Hello:
         """As a host: take the joiner's HELLO, answer WELCOME, and wait for its READY. Returns
-        the HELLO's body."""
-        hello = self.receive_value()["hello"]
-        self.send(Welcome(PROTOCOL_VERSION, name, public_bytes(key.public_key()), bytes(32)).to_wire())
-        assert self.receive_value() == READY
+        the HELLO."""
+        payload = self.receive()
+        assert payload is not None
+        hello = read_from_joiner(payload)
+        assert isinstance(hello, Hello), hello
+        self.send_payload(encode(Welcome(PROTOCOL_VERSION, name, public_bytes(key.public_key()), bytes(32), None)))
+        payload = self.receive()
+        assert payload is not None and read_from_joiner(payload) == Ready()
         return hello
 
     def receive(self) -> bytes | None:
@@ -267,9 +281,12 @@ class FakeHost:
 
 
 def seat_at(peer: FakePeer, key: Ed25519PrivateKey) -> Session:
-    """Read the host's START and make this fake joiner's real session from it."""
-    payload = peer.receive()
-    assert payload is not None, "the host closed the connection instead of starting"
+    """Read the host's START (past its LOBBY news) and make this fake joiner's real session from it."""
+    while True:
+        payload = peer.receive()
+        assert payload is not None, "the host closed the connection instead of starting"
+        if isinstance(read_from_host(payload), Logged):
+            break
     start = parse(payload)
     mine = public_bytes(key.public_key())
     seat = [p.key for p in start.body.players].index(mine)
@@ -285,14 +302,16 @@ def play(peer: FakePeer, session: Session, bot: str | None = None, answer_done: 
         if need is Need.PEER:
             payload = peer.receive()
             assert payload is not None, "the host closed the connection during the game"
-            session.receive(payload, HOST)
+            if isinstance(read_from_host(payload), Logged):  # not a NOTICE
+                session.receive(payload, HOST)
         elif need is Need.MOVE and chooser is None:
             return
         else:
             peer.send_payload(session.produce(chooser.choose(session.view()) if need is Need.MOVE else None).raw)
     if answer_done:
-        assert Done.from_wire(peer.receive_value()) == Done(len(session.log))
-        peer.send(Done(len(session.log)).to_wire())
+        while (word := read_from_host(peer.receive() or b"")) != Done(len(session.log)):
+            assert not isinstance(word, Logged), f"the host sent {word} instead of DONE"
+        peer.send_payload(encode(Done(len(session.log))))
 
 
 # -- faults between processes: kill and restart a peer, or cut its connection ---------------

@@ -179,13 +179,20 @@ class HonourBreaker(RandomBot):
         return super().choose(view)
 
 
+# One game for each seat to deal: the deal passes to the left each game (rule 4: the dealer's
+# left opens), so bob opens one of them whoever deals first. With two games the first dealer
+# is bob one time in three, and he then leads only if he wins a round: the lead's breach
+# sometimes never had its chance.
+HONOUR_HANDS = 3
+
+
 @pytest.mark.parametrize("rule", [BoxIllegal.LEAD_HIGHEST, BoxIllegal.MUST_LAY], ids=["lead", "must-lay"])
 async def test_a_breach_on_honour_is_found_by_the_audit_and_loses_the_game_while_the_match_goes_on(
         tmp_path, monkeypatch, rule):
     breaker = HonourBreaker(random.Random(1), rule)
     honest = BoxView.refusal  # bob's own view lets him make the move; nobody else can tell in play
     monkeypatch.setattr(BoxView, "refusal", only_for(CHEATER, lambda view, move: None, honest))
-    table = await play_table(tmp_path, hands=2, game=BOX3, bots={CHEATER: breaker})
+    table = await play_table(tmp_path, hands=HONOUR_HANDS, game=BOX3, bots={CHEATER: breaker})
     assert breaker.broken, "the cheater never had the chance"
     ((dealer, position),) = breaker.broken
 
@@ -193,15 +200,15 @@ async def test_a_breach_on_honour_is_found_by_the_audit_and_loses_the_game_while
     assert all(isinstance(o, Outcome) for o in outcomes), outcomes  # nobody stopped: the match went on
     assert outcomes[0] == outcomes[1] == outcomes[2]
     verdict = table.verdict_of(0)
-    assert verdict.valid and verdict.complete and len(verdict.hands) == 2
+    assert verdict.valid and verdict.complete and len(verdict.hands) == HONOUR_HANDS
     (game,) = [i for i, h in enumerate(verdict.hands) if h.dealer == dealer]
     # The game of the breach: bob is its offender and scores 0, every other seat 1 (seed rule
-    # 11), the seat that emptied its box included. The other game is scored as played.
+    # 11), the seat that emptied its box included. The other games are scored as played.
     hands = outcomes[0].hands
-    assert [h.offenders for h in hands] == [{CHEATER} if i == game else frozenset() for i in range(2)]
+    assert [h.offenders for h in hands] == [{CHEATER} if i == game else frozenset() for i in range(HONOUR_HANDS)]
     assert hands[game].points == (1, 0, 1)
     assert outcomes[0].points == tuple(map(sum, zip(*(h.points for h in hands))))
-    assert [h.offenders for h in verdict.hands] == [(CHEATER,) if i == game else () for i in range(2)]
+    assert [h.offenders for h in verdict.hands] == [(CHEATER,) if i == game else () for i in range(HONOUR_HANDS)]
     assert [h.points for h in verdict.hands] == [h.points for h in hands]
     audited = verdict.session.audited[game]  # the breach, found by the end-of-game audit
     assert [(v.seat, v.position, v.rule) for v in audited.violations] == [(CHEATER, position, rule)]

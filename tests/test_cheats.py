@@ -25,8 +25,11 @@ from p2pwhist.deck._curve import encode_card
 from p2pwhist.games.base import PLAYS, Game
 from p2pwhist.games.boxwhist import BoxWhist, BoxWhistView
 from p2pwhist.games.match import MatchLength
-from p2pwhist.session import Outcome, Session, SessionError
+from p2pwhist.session import Need, Outcome, Session, SessionError
 from p2pwhist.signed import Kind, parse, seal
+from p2pwhist.table import Send
+from p2pwhist.table._peer import Peer
+from p2pwhist.table._relay import Relay
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import Verdict, verify
 
@@ -179,14 +182,16 @@ async def test_a_wrong_position_key_is_disputed_and_pinned_by_the_audit(tmp_path
 async def test_a_secret_that_is_never_revealed_forfeits_the_match_after_the_timeout(tmp_path, monkeypatch):
     """Withholding a secret at the audit (to hide a cheat, or to deny a loss) is not free: past
     the limit for one message the seat forfeits the match, which the others sign."""
-    honest = net._input_for
+    honest_busy, honest_work = Peer.busy, Peer.work
 
-    async def refuse(session, need, options, started, peers):
-        if session.seat == CHEATER and session.expected_kind is Kind.SECRET and session.hand is not None:
-            await trio.sleep_forever()
-        return await honest(session, need, options, started, peers)
+    # The cheater's peer has nothing to do once its secret for a hand is due: it makes nothing.
+    def withholding(peer) -> bool:
+        session = peer.session
+        return session.seat == CHEATER and session.need is Need.SEND and session.expected_kind is Kind.SECRET \
+            and session.hand is not None and peer._taking is None
 
-    monkeypatch.setattr(net, "_input_for", refuse)
+    monkeypatch.setattr(Peer, "busy", property(lambda self: not withholding(self) and honest_busy.fget(self)))
+    monkeypatch.setattr(Peer, "work", lambda self, now: [] if withholding(self) else honest_work(self, now))
     table = await play_table(tmp_path, timeout=2.0, quitter=CHEATER)
     for seat in table.honest(CHEATER):
         outcome = table.results[seat]
@@ -285,18 +290,22 @@ async def test_a_replayed_message_is_caught_at_once(tmp_path, monkeypatch):
 async def test_a_relaying_host_that_forks_the_log_is_caught(tmp_path, monkeypatch):
     """The host shows carol a different, validly signed version of one of its messages."""
     keys = [Ed25519PrivateKey.generate() for _ in range(3)]
-    honest = net.Link.send
+    honest = Relay.deliver
     forked = []
 
-    async def send(self, payload):
-        if self.seat == 2 and not forked and payload[:1] != b"\x81":  # a log message, not a REFUSE
-            message = parse(payload)
+    def deliver(self, raws):  # the host's relay, for carol's connection (seat 2) alone
+        out = honest(self, raws)
+        carol = self.conn_of[2]
+        for i, action in enumerate(out):
+            if forked or not isinstance(action, Send) or action.conn != carol:
+                continue
+            message = parse(action.payload)
             if message.seat == 0 and message.kind is Kind.COMMIT:
                 forked.append(True)
-                payload = seal(keys[0], message.seq, message.prev, 0, Commitment(bytes(32))).raw
-        await honest(self, payload)
+                out[i] = Send(carol, seal(keys[0], message.seq, message.prev, 0, Commitment(bytes(32))).raw)
+        return out
 
-    monkeypatch.setattr(net.Link, "send", send)
+    monkeypatch.setattr(Relay, "deliver", deliver)
     table = await play_table(tmp_path, players=3, keys=keys)
     assert forked
     error = table.results[2]

@@ -1,9 +1,13 @@
-"""The command line, run as a user would run it: a separate process."""
+"""The command line, run as a user would run it: a separate process; or, where only its exit
+status and its one line on stderr matter (our own usage mistakes), ``cli.main`` in this
+process."""
 
 import subprocess
 import sys
 
 import pytest
+
+from p2pwhist import cli
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
@@ -36,10 +40,32 @@ def test_resume_says_plainly_when_there_is_nothing_to_resume(tmp_path, monkeypat
     monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path / "home"))
     nothing = run("resume")
     assert nothing.returncode == 2 and nothing.stderr == "p2pwhist: there is no unfinished game to resume in " \
-        "$P2PWHIST_HOME/games\n"
+        f"{tmp_path / 'home' / 'games'}\n"
     missing = run("resume", str(tmp_path / "gone.p2pw"))
     assert missing.returncode == 2 and "there is no file" in missing.stderr and "Traceback" not in missing.stderr
     over = tmp_path / "over.p2pw"
     over.write_bytes(b"P2PWHST1")
     finished = run("resume", str(over))
     assert finished.returncode == 2 and "is not an unfinished game" in finished.stderr
+
+
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        (["join", "127.0.0.1:99999"], "is not an address to join"),
+        (["join", "127.0.0.1:7878", "--name", " bob"], "a name is"),
+        (["host", "--identity", "garbage.pem"], "cannot read the identity key"),
+        (["host", "--bind", "no.such.host.invalid"], "cannot listen on no.such.host.invalid"),
+        (["host", "--transcript", "garbage.pem"], "already exists: a transcript is never overwritten"),
+    ],
+    ids=["port", "name", "identity", "bind", "transcript"],
+)
+def test_our_own_usage_mistakes_exit_2_in_one_line(tmp_path, monkeypatch, capsys, args, reason):
+    monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path / "home"))
+    (tmp_path / "garbage.pem").write_text("not a key")
+    args = [str(tmp_path / a) if a.endswith(".pem") else a for a in args]
+    assert cli.main([*args, "--bot", "random"]) == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    (line,) = err.splitlines()
+    assert line.startswith("p2pwhist: ") and reason in line, err
+    assert (tmp_path / "garbage.pem").read_text() == "not a key"  # never overwritten

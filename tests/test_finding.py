@@ -1,15 +1,14 @@
 """Finding each other and learning the game: ``p2pwhist rules``, the join commands a host
 prints for each of its addresses, the addresses ``join`` takes, and ``--expect`` as trust.
 
-The printed commands are tested on given addresses (``net._join_commands``), not on this
+The printed commands are tested on given addresses (``addresses.join_commands``), not on this
 machine's interfaces, which differ from one machine to the next; what this machine's own
 list must look like whatever its interfaces is tested too. Nothing here sends a packet to
-any address but loopback."""
+any address but loopback; ``--expect`` as trust is tested at a table in memory (``memnet``)."""
 
 from __future__ import annotations
 
 import os
-import random
 import re
 import socket
 import subprocess
@@ -18,16 +17,15 @@ from pathlib import Path
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from memnet import Hosted
 from netutil import DEADLINE, HOST_LINE, Finished, Peers
 
-from p2pwhist import net
+from p2pwhist import addresses, net
 from p2pwhist.games.base import ConfigError
-from p2pwhist.games.boxwhist import BoxWhist
-from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES
 from p2pwhist.home import KnownPeers
-from p2pwhist.net import DEFAULT_PORT, parse_address
+from p2pwhist.addresses import parse_address
+from p2pwhist.limits import DEFAULT_PORT
 from p2pwhist.signed import fingerprint, public_bytes
 
 FP = "c2e7-cd7c-1ede-4200-6b31-45ec-4851-2dba"
@@ -92,7 +90,7 @@ def _address_of(command: str) -> str:
 
 
 def test_join_commands_put_ipv4_first_ipv6_in_brackets_and_loopback_last_marked():
-    lines = net._join_commands([("2001:db8::7", 7878), ("192.168.1.20", 7878), ("fd00::2", 7878),
+    lines = addresses.join_commands([("2001:db8::7", 7878), ("192.168.1.20", 7878), ("fd00::2", 7878),
                                 ("10.8.0.3", 7878), ("127.0.0.1", 7878)], FP)
     assert lines == [
         f"p2pwhist join 192.168.1.20 --expect {FP}",
@@ -104,16 +102,16 @@ def test_join_commands_put_ipv4_first_ipv6_in_brackets_and_loopback_last_marked(
 
 
 def test_join_commands_name_the_port_unless_it_is_the_default():
-    lines = net._join_commands([("192.168.1.20", 40000), ("fd00::2", 40001), ("::1", 40001)], FP)
+    lines = addresses.join_commands([("192.168.1.20", 40000), ("fd00::2", 40001), ("::1", 40001)], FP)
     assert [_address_of(line) for line in lines] == ["192.168.1.20:40000", "[fd00::2]:40001", "[::1]:40001"]
     assert lines[-1].endswith("# this machine only")
 
 
 def test_link_local_addresses_are_left_out_unless_nothing_else_is_there():
     link_local = [("fe80::fc:ff:fe00:1%eth0", 7878), ("169.254.7.7", 7878)]
-    with_lan = net._join_commands([*link_local, ("192.168.1.20", 7878), ("127.0.0.1", 7878)], FP)
+    with_lan = addresses.join_commands([*link_local, ("192.168.1.20", 7878), ("127.0.0.1", 7878)], FP)
     assert [_address_of(line) for line in with_lan] == ["192.168.1.20", "127.0.0.1"]
-    alone = net._join_commands([*link_local, ("127.0.0.1", 7878)], FP)
+    alone = addresses.join_commands([*link_local, ("127.0.0.1", 7878)], FP)
     # our zone (eth0) means nothing on the joiner's machine: it is left out, and the line says so
     assert [_address_of(line) for line in alone] == ["[fe80::fc:ff:fe00:1]", "169.254.7.7", "127.0.0.1"]
     assert "link-local" in alone[0] and "interface" in alone[0] and "link-local" in alone[1]
@@ -121,53 +119,53 @@ def test_link_local_addresses_are_left_out_unless_nothing_else_is_there():
 
 
 def test_join_commands_skip_repeats_and_unspecified_addresses_and_keep_names():
-    lines = net._join_commands([("0.0.0.0", 7878), ("::", 7878), ("192.168.1.20", 7878), ("192.168.1.20", 7878),
+    lines = addresses.join_commands([("0.0.0.0", 7878), ("::", 7878), ("192.168.1.20", 7878), ("192.168.1.20", 7878),
                                 ("localhost", 7878)], FP)
     assert [_address_of(line) for line in lines] == ["192.168.1.20", "localhost"]
     assert lines[-1].endswith("# this machine only")
-    (named,) = net._join_commands([("table.example.net", 7900)], FP)
+    (named,) = addresses.join_commands([("table.example.net", 7900)], FP)
     assert named == f"p2pwhist join table.example.net:7900 --expect {FP}"
 
 
 def test_every_printed_address_is_one_join_takes():
     given = [("192.168.1.20", 7878), ("fd00::2", 40001), ("2001:db8::7", 7878), ("127.0.0.1", 40000), ("::1", 7878)]
-    for line, (address, port) in zip(net._join_commands(given, FP), given):
+    for line, (address, port) in zip(addresses.join_commands(given, FP), given):
         assert parse_address(_address_of(line)) == (address, port)
 
 
 def test_a_pasted_line_runs_in_a_shell_the_mark_being_a_comment():
-    (line,) = net._join_commands([("127.0.0.1", 7878)], FP)
+    (line,) = addresses.join_commands([("127.0.0.1", 7878)], FP)
     command, mark = line.split("  # ")
     assert mark == "this machine only" and "#" not in command
 
 
 def test_a_bound_address_is_the_only_one(monkeypatch):
-    monkeypatch.setattr(net, "_interface_addresses", lambda family: pytest.fail("interfaces read with --bind"))
-    assert net._addresses("192.168.1.20", {socket.AF_INET: 7900}) == [("192.168.1.20", 7900)]
-    assert net._addresses("::1", {socket.AF_INET6: 7900}) == [("::1", 7900)]
+    monkeypatch.setattr(addresses, "_interface_addresses", lambda family: pytest.fail("interfaces read with --bind"))
+    assert addresses.addresses("192.168.1.20", {socket.AF_INET: 7900}) == [("192.168.1.20", 7900)]
+    assert addresses.addresses("::1", {socket.AF_INET6: 7900}) == [("::1", 7900)]
 
 
 def test_this_machines_addresses_come_per_family_with_one_loopback_last(monkeypatch):
     interfaces = {socket.AF_INET: ["127.0.0.1", "10.8.0.3", "192.168.1.20"],
                   socket.AF_INET6: ["::1", "fd00::2", "fe80::1%eth0"]}
     routed = {socket.AF_INET: ["192.168.1.20"], socket.AF_INET6: []}
-    monkeypatch.setattr(net, "_interface_addresses", lambda family: interfaces[family])
-    monkeypatch.setattr(net, "_routed_address", lambda family, probe: routed[family])
-    found = net._addresses(None, {socket.AF_INET: 7000, socket.AF_INET6: 7001})
+    monkeypatch.setattr(addresses, "_interface_addresses", lambda family: interfaces[family])
+    monkeypatch.setattr(addresses, "_routed_address", lambda family, probe: routed[family])
+    found = addresses.addresses(None, {socket.AF_INET: 7000, socket.AF_INET6: 7001})
     # the default route's address first; each family with its own listener's port
     assert found == [("192.168.1.20", 7000), ("10.8.0.3", 7000), ("fd00::2", 7001), ("fe80::1%eth0", 7001),
                      ("127.0.0.1", 7000)]
-    assert net._addresses("::", {socket.AF_INET6: 7001}) == [("fd00::2", 7001), ("fe80::1%eth0", 7001), ("::1", 7001)]
-    assert net._addresses("0.0.0.0", {socket.AF_INET: 7000})[-1] == ("127.0.0.1", 7000)
+    assert addresses.addresses("::", {socket.AF_INET6: 7001}) == [("fd00::2", 7001), ("fe80::1%eth0", 7001), ("::1", 7001)]
+    assert addresses.addresses("0.0.0.0", {socket.AF_INET: 7000})[-1] == ("127.0.0.1", 7000)
 
 
 def test_this_machines_own_list_has_the_expected_shape():
     """Whatever this machine's interfaces: addresses of the families listened on, loopback
     once and last, every line one that join takes."""
-    found = net._addresses(None, {socket.AF_INET: 7878, socket.AF_INET6: 7878})
+    found = addresses.addresses(None, {socket.AF_INET: 7878, socket.AF_INET6: 7878})
     assert found[-1] == ("127.0.0.1", 7878)
-    assert all(not net._is_loopback(address) for address, _ in found[:-1])
-    lines = net._join_commands(found, FP)
+    assert all(not addresses._is_loopback(address) for address, _ in found[:-1])
+    lines = addresses.join_commands(found, FP)
     assert lines[-1].endswith("# this machine only")
     assert sum("this machine only" in line for line in lines) == 1
     for line in lines:
@@ -281,35 +279,29 @@ def test_a_bad_address_is_a_one_line_usage_error(address, tmp_path):
 
 
 async def _seated_match(tmp_path, bob_expects: bool) -> list[str]:
-    """alice hosts (a bot), bob and carol join; bob has a person to ask about new keys.
-    Whom bob was asked about."""
+    """alice hosts (a bot), bob and carol join, in memory; bob has a person to ask about new
+    keys. Whom bob was asked about."""
     asked: list[str] = []
 
-    async def ask(name: str, key: bytes) -> bool:
-        asked.append(name)
+    async def ask(question: str) -> bool:
+        asked.append(question.split("'")[1])  # New player 'NAME' with key ...
         return True
 
-    def options(name: str, key, **extra) -> net.PeerOptions:
-        bot = GAMES["boxwhist"].bots["random"](random.Random(name))
-        return net.PeerOptions(name, key, net.Agent(bot.choose, False), tmp_path / f"{name}.p2pw",
-                               timeout=DEADLINE, report=lambda line: None, **extra)
-
-    alice_key = Ed25519PrivateKey.generate()
-    alice = options("alice", alice_key)
-    bob = options("bob", Ed25519PrivateKey.generate(), known=KnownPeers(tmp_path / "bob_known"), trust_new=ask)
-    carol = options("carol", Ed25519PrivateKey.generate())
-    expect = fingerprint(public_bytes(alice_key.public_key())) if bob_expects else None
-    table = net.HostOptions(BoxWhist(3), MatchLength(hands=1), 0, "127.0.0.1")
-    with trio.fail_after(DEADLINE):
-        async with trio.open_nursery() as nursery:
-            port = await nursery.start(lambda task_status: net.host(alice, table, task_status=task_status))
-            nursery.start_soon(net.join, bob, "127.0.0.1", port, expect)
-            nursery.start_soon(net.join, carol, "127.0.0.1", port)
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery, players=3)
+        alice_print = fingerprint(public_bytes(hosted.options.key.public_key()))
+        bob = await hosted.join("bob", seed=1, source="10.0.0.2", expect=alice_print if bob_expects else None,
+                                known=KnownPeers(tmp_path / "bob_known"), ask=ask)
+        while not hosted.said("bob joined"):
+            await trio.sleep(0.1)
+        carol = await hosted.join("carol", seed=2, source="10.0.0.3")
+        ends = [await hosted.end(), await bob(), await carol()]
+    assert all(isinstance(end, net.GameRecord) for end in ends), ends
     return asked
 
 
-async def test_join_expect_counts_as_trust_in_the_host(tmp_path):
+async def test_join_expect_counts_as_trust_in_the_host(tmp_path, autojump_clock):
     """A matching --expect is the trust question about the host answered: bob is asked only
     about carol, whom he never met (and, without --expect, about alice too)."""
     assert await _seated_match(tmp_path / "expecting", bob_expects=True) == ["carol"]
-    assert sorted(await _seated_match(tmp_path / "asking", bob_expects=False)) == ["alice", "carol"]
+    assert await _seated_match(tmp_path / "asking", bob_expects=False) == ["alice", "carol"]

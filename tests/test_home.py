@@ -1,31 +1,37 @@
 """Per-user state: the files a game creates (never over a planted file or link, mode 0600) and
-the known peers (keyed by key, remembered once a game has started, bounded, robust).
+the known peers (keyed by key, remembered once a game has started, bounded, robust), and the
+trust decisions made with them (protocol/wire.md §5).
 
-Unit tests on ``KnownPeers`` and file creation, then tests with real p2pwhist processes over
-loopback TCP (``netutil.Peers``) and a hand-written peer (``FakePeer``) where one is needed."""
+Unit tests on ``KnownPeers``, ``gamefiles.SecretFile``, file creation and ``table.judge_key``
+(what we know of a key, and the words for each answer); then whole tables in memory
+(``memnet``: the real host and joiners, or a hand-written joiner, under the mock clock) where
+the edge matters: a file planted while a table waits, a person's answer remembered at once,
+acceptance with a warning when nobody is there to ask, a refusal's words to the refused,
+strangers who leave nothing behind. Only the check of the paths named on a command line
+goes through the command line (``cli_play._options``, in this process)."""
 
 from __future__ import annotations
 
 import os
 import stat
-import time
 from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from netutil import DEADLINE, POLL, FakePeer, Peer, Peers
+from memnet import Hosted, options, vouch_until_start
 
 from p2pwhist import cli, cli_play, net
+from p2pwhist.gamefiles import SecretFile
 from p2pwhist.home import (
     MAX_KNOWN,
     MAX_KNOWN_BYTES,
-    ChangedKey,
     HomeError,
     KnownPeers,
-    load_identity,
 )
 from p2pwhist.signed import fingerprint, public_bytes
+from p2pwhist.table import Refused, RemoteTableError, TableError, judge_key
 from p2pwhist.transcript import TranscriptError, TranscriptWriter
 
 
@@ -65,7 +71,7 @@ PLANTED = ["file", "symlink", "dangling"]
 
 def test_the_secrets_file_is_made_at_once_private_and_written_through_its_descriptor(tmp_path):
     saved = tmp_path / "game.p2pw.secrets"
-    source = net._SecretFile(saved)
+    source = SecretFile(saved)
     assert _mode(saved) == 0o600  # made before the game, not at the first secret
     first = source()
     assert saved.read_bytes() == first
@@ -85,7 +91,7 @@ def test_a_planted_secrets_file_is_refused_and_nothing_is_written_to_it(tmp_path
     saved = tmp_path / "game.p2pw.secrets"
     read_by_them = _plant(kind, saved, tmp_path / "theirs")
     with pytest.raises(HomeError) as refused:
-        net._SecretFile(saved)()
+        SecretFile(saved)()
     assert str(saved) in str(refused.value)
     assert not read_by_them.exists() or read_by_them.read_bytes() == b""
 
@@ -113,47 +119,37 @@ def test_a_planted_path_named_on_the_command_line_is_refused_before_anything_sta
     assert not (tmp_path / "theirs").exists()
 
 
-def _wait_for_count(peer: Peer, text: str, count: int) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while peer.out.read_text().count(text) < count:
-        assert peer.running and time.monotonic() < deadline, peer.out.read_text()
-        time.sleep(POLL)
-
-
 @pytest.mark.parametrize("planted", ["alice.p2pw.secrets", "alice.p2pw"], ids=["secrets", "transcript"])
 @pytest.mark.parametrize("kind", ["file", "symlink"])
-def test_a_file_planted_while_the_host_waits_stops_it_before_the_game(tmp_path, planted, kind):
+async def test_a_file_planted_while_the_host_waits_stops_it_before_the_game(tmp_path, nursery, autojump_clock,
+                                                                             planted, kind):
     """The host checked its --transcript paths when it started; someone plants one while it
-    waits for players. It refuses the joiner before START, in one line, and writes nothing."""
+    waits for players. It refuses the joiner before START, in one line, and writes nothing:
+    its own error is a file's (exit status 2), the joiner's a refusal (exit status 1)."""
     games = tmp_path / "games"
     games.mkdir()
-    with Peers(tmp_path) as peers:
-        host = peers.host("alice", "--transcript", str(games / "alice.p2pw"))
-        read_by_them = _plant(kind, games / planted, tmp_path / "theirs")
-        bob = peers.join("bob", host).finish()
-        hosted = host.peer.finish()
-    assert hosted.code == 2
-    assert str(games / planted) in hosted.error_line()
-    assert bob.code == 1
-    assert "refused us: alice cannot start the game" in bob.error_line()
+    hosted = Hosted(games, nursery)
+    read_by_them = _plant(kind, games / planted, tmp_path / "theirs")
+    bob = await (await hosted.join("bob"))()
+    error = await hosted.end()
+    assert isinstance(error, (HomeError, TranscriptError)) and str(games / planted) in str(error)
+    assert isinstance(bob, Refused) and str(bob).startswith("alice (the host) refused us: alice cannot start the game: ")
     assert read_by_them.read_bytes() == b""
     assert sorted(p.name for p in games.iterdir()) == [planted]  # nothing of ours left beside it
 
 
-def test_a_file_planted_while_a_joiner_waits_makes_it_leave_saying_why(tmp_path):
-    games = tmp_path / "games"
-    games.mkdir()
-    with Peers(tmp_path) as peers:
-        host = peers.host("alice", players=3)
-        bob = peers.join("bob", host, "--transcript", str(games / "bob.p2pw"))
-        host.peer.wait_for("bob joined")  # bob has checked his paths, and is seat 1
-        read_by_them = _plant("file", games / "bob.p2pw.secrets", tmp_path / "theirs")
-        carol = peers.join("carol", host)
-        done = [p.finish() for p in (host.peer, bob, carol)]
-    assert [d.code for d in done] == [1, 2, 1]
-    assert "bob.p2pw.secrets already exists" in done[1].error_line()
-    for other in done[0], done[2]:
-        assert "bob (seat 1) stopped the game: bob cannot start the game" in other.error_line()
+async def test_a_file_planted_while_a_joiner_waits_makes_it_leave_saying_why(tmp_path, nursery, autojump_clock):
+    hosted = Hosted(tmp_path, nursery, players=3)
+    bob = await hosted.join("bob", seed=1, source="10.0.0.2")
+    while not hosted.said("bob joined"):  # bob has checked his paths, and is seat 1
+        await trio.sleep(0.1)
+    read_by_them = _plant("file", tmp_path / "bob.p2pw.secrets", tmp_path / "theirs")
+    carol = await hosted.join("carol", seed=2, source="10.0.0.3")
+    ends = [await hosted.end(), await bob(), await carol()]
+    assert isinstance(ends[1], HomeError) and "bob.p2pw.secrets already exists" in str(ends[1])
+    for other in ends[0], ends[2]:
+        assert isinstance(other, RemoteTableError)
+        assert "bob (seat 1) stopped the game: bob cannot start the game" in str(other), other
     assert read_by_them.read_bytes() == b""
 
 
@@ -259,92 +255,200 @@ def test_a_save_that_fails_leaves_the_file_as_it_was(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["known_peers"]
 
 
-# -- known peers: the checks before a game ---------------------------------------------------
+# -- known peers: the judgement of a key (pure) -------------------------------------------------
 
 
-def _options(tmp_path: Path, trust_new=None) -> tuple[net.PeerOptions, list[str]]:
-    lines: list[str] = []
-    options = net.PeerOptions("alice", Ed25519PrivateKey.generate(), net.Agent(lambda view: None, False), None,
-                              known=KnownPeers(tmp_path / "known_peers"), trust_new=trust_new, report=lines.append)
-    return options, lines
+def test_a_known_key_is_trusted_under_any_name_and_a_new_name_is_remarked():
+    bob = _key()
+    known = {fingerprint(bob): "bob"}
+    same = judge_key(known, "bob", bob)
+    assert same.known and same.remark() is None and same.warning() is None
+    renamed = judge_key(known, "robert", bob)
+    assert renamed.known and renamed.remark() == f"robert has the key you played with as 'bob' ({fingerprint(bob)})"
 
 
-def test_a_known_name_with_a_new_key_is_accepted_unattended_with_a_warning(tmp_path):
-    options, lines = _options(tmp_path)
-    old, new = _key(), _key()
-    options.known.remember([("bob", old)])
-    trio.run(net._check_trust, options, "bob", new)
-    (line,) = lines
-    assert "different key" in line and fingerprint(old) in line and fingerprint(new) in line
-    assert options.known.load() == {fingerprint(old): "bob"}  # remembered only once a game starts
+def test_a_new_key_is_put_plainly_and_refused_in_words_naming_it():
+    new = _key()
+    judgement = judge_key({fingerprint(_key()): "carol"}, "bob", new)
+    assert not judgement.known and judgement.before == () and judgement.warning() is None
+    assert judgement.question() == f"New player 'bob' with key {fingerprint(new)}. Trust it? [y/N] "
+    assert judgement.refusal("alice") == f"alice did not accept your key {fingerprint(new)}"
+    assert judgement.refused_line() == f"bob (key {fingerprint(new)}) was not trusted"
 
 
-def test_a_person_is_asked_plainly_about_a_known_name_with_a_new_key(tmp_path, monkeypatch):
-    known = KnownPeers(tmp_path / "known_peers")
-    old, new = _key(), _key()
-    known.remember([("bob", old)])
+def test_a_known_name_with_a_new_key_names_both_fingerprints_in_every_word():
+    """A stranger who borrows a name is neither taken for its owner nor able to lock the owner
+    out: the person is asked plainly; unattended, the key is accepted with a warning."""
+    older, old, new = _key(), _key(), _key()
+    known = {fingerprint(older): "bob", fingerprint(_key()): "carol", fingerprint(old): "bob"}
+    judgement = judge_key(known, "bob", new)
+    assert not judgement.known and judgement.before == (fingerprint(older), fingerprint(old))
+    both = f"(now {fingerprint(new)}, before {fingerprint(older)} or {fingerprint(old)})"
+    assert judgement.question() == (f"This is a different key from the 'bob' you played before {both}: someone else "
+                                    "may be using that name. Play with this key? [y/N] ")
+    assert judgement.warning() == (f"Warning: 'bob' has a different key from the 'bob' you played before {both}; "
+                                   "accepting it, as nobody is here to ask")
+    assert judgement.refusal("alice") == (f"alice did not accept key {fingerprint(new)} for 'bob': it is not the key "
+                                          "they played with under that name")
+    assert judgement.refused_line() == f"'bob' has a different key from the 'bob' you played before {both}, and was " \
+                                       "not trusted"
+
+
+def test_only_the_two_newest_keys_of_a_name_are_named():
+    keys = [_key() for _ in range(4)]
+    judgement = judge_key({fingerprint(k): "bob" for k in keys}, "bob", _key())
+    assert judgement.before == (fingerprint(keys[2]), fingerprint(keys[3]))
+
+
+# -- known peers: at a table in memory ---------------------------------------------------------
+
+
+def _known_with(tmp_path: Path, name: str, *keys: bytes) -> KnownPeers:
+    known = KnownPeers(tmp_path / "alice-known")
+    known.remember((name, key) for key in keys)
+    return known
+
+
+async def _sat_down_and_left(hosted: Hosted, key: Ed25519PrivateKey, name: str = "bob") -> None:
+    """A hand-written joiner sits down at a 3-seat table (so no START) and leaves."""
+    seat, _ = await hosted.seat(name, key)
+    while not hosted.said(f"{name} joined"):
+        await trio.sleep(0.1)
+    await seat.stream.aclose()
+    await trio.testing.wait_all_tasks_blocked()
+
+
+async def test_unattended_a_known_name_with_a_new_key_is_accepted_with_a_warning_and_not_yet_remembered(
+        tmp_path, nursery, autojump_clock):
+    old, new = _key(), Ed25519PrivateKey.generate()
+    new_print = fingerprint(new.public_key().public_bytes_raw())
+    known = _known_with(tmp_path, "bob", old)
+    hosted = Hosted(tmp_path, nursery, players=3, known=known)  # a bot host: nobody to ask
+    await _sat_down_and_left(hosted, new)
+    (warning,) = [line for line in hosted.lines if "different key" in line]
+    assert warning == (f"Warning: 'bob' has a different key from the 'bob' you played before (now {new_print}, "
+                       f"before {fingerprint(old)}); accepting it, as nobody is here to ask")
+    assert known.load() == {fingerprint(old): "bob"}  # remembered only once a game starts
+
+
+async def test_a_persons_yes_is_remembered_at_once(tmp_path, nursery, autojump_clock):
+    """Given once, whether or not the game happens: bob sits down and leaves before START, and
+    his key is known from then on."""
+    known = KnownPeers(tmp_path / "alice-known")
     asked: list[str] = []
 
-    def answer(question: str) -> str:
+    async def yes(question: str) -> bool:
         asked.append(question)
-        return "n"
+        return True
 
-    monkeypatch.setattr("builtins.input", answer)
-    monkeypatch.setattr(cli_play.sys, "stdin", type("Terminal", (), {"isatty": lambda self: True})())
-    options, lines = _options(tmp_path, cli_play._trust_prompt(None, known))
-    with pytest.raises(ChangedKey) as refused:
-        trio.run(net._check_trust, options, "bob", new)
-    (question,) = asked
-    assert "different key from the 'bob' you played before" in question
-    assert fingerprint(old) in question and fingerprint(new) in question
-    assert fingerprint(old) in str(refused.value) and fingerprint(new) in str(refused.value)
-    trio.run(net._check_trust, options, "bob", old)  # the key we know: no question
-    assert len(asked) == 1
+    hosted = Hosted(tmp_path, nursery, players=3, known=known, ask=yes)
+    key = Ed25519PrivateKey.generate()
+    await _sat_down_and_left(hosted, key)
+    print_ = fingerprint(key.public_key().public_bytes_raw())
+    assert asked == [f"New player 'bob' with key {print_}. Trust it? [y/N] "]
+    assert known.load() == {print_: "bob"}
 
 
-# -- known peers: between processes ----------------------------------------------------------
+@pytest.mark.parametrize("before", ["nobody", "another bob"])
+async def test_a_persons_no_is_told_to_the_refused_and_a_known_key_is_not_asked_about(tmp_path, nursery,
+                                                                                    autojump_clock, before):
+    """The person refuses bob's key: bob is told by whom and which key, in one line; the host's
+    person reads why; nothing is remembered. The same person is never asked about a key they
+    played with: the old bob then sits down and plays without a question."""
+    old = Ed25519PrivateKey.generate()
+    old_print = fingerprint(old.public_key().public_bytes_raw())
+    known = _known_with(tmp_path, "bob" if before == "another bob" else "dave", old.public_key().public_bytes_raw())
+    asked: list[str] = []
+
+    async def no_to_strangers(question: str) -> bool:
+        asked.append(question)
+        return False
+
+    hosted = Hosted(tmp_path, nursery, known=known, ask=no_to_strangers)
+    new = Ed25519PrivateKey.generate()
+    new_print = fingerprint(new.public_key().public_bytes_raw())
+    with pytest.raises(Refused) as refused:
+        await net.join(options("bob", new, tmp=tmp_path), "alice.lan", 7878, connect=hosted.network.connector())
+    if before == "another bob":
+        said = f"alice did not accept key {new_print} for 'bob': it is not the key they played with under that name"
+        line = (f"Refused: 'bob' has a different key from the 'bob' you played before (now {new_print}, before "
+                f"{old_print}), and was not trusted")
+        assert old_print in asked[0] and new_print in asked[0]
+    else:
+        said, line = f"alice did not accept your key {new_print}", f"Refused: bob (key {new_print}) was not trusted"
+    assert str(refused.value) == f"alice (the host) refused us: {said}"
+    assert line in hosted.lines and len(asked) == 1
+    assert new_print not in known.load()
+    name = "bob" if before == "another bob" else "dave"
+    record = await net.join(options(name, old, tmp=tmp_path / "again"), "alice.lan", 7878,
+                            connect=hosted.network.connector("10.0.0.2"))
+    assert isinstance(record, net.GameRecord) and len(asked) == 1  # no question about a key played with
+    assert known.load() == {old_print: name}
 
 
-def _print_of(peer: Peer) -> str:
-    return fingerprint(public_bytes(load_identity(peer.home / "identity.pem").public_key()))
+async def test_a_known_name_with_a_new_key_is_accepted_by_a_bot_host_with_a_warning(tmp_path, autojump_clock):
+    """Identity is the key, the name a label: bob comes back with a new key (or someone else
+    calls himself bob). A bot host, with nobody to ask, plays with him, but says plainly that
+    this is not the key it played with as bob before; then it knows both keys."""
+    known = KnownPeers(tmp_path / "alice-known")
+    keys = [Ed25519PrivateKey.generate() for _ in range(2)]
+    prints = [fingerprint(key.public_key().public_bytes_raw()) for key in keys]
+    lines: list[list[str]] = []
+    for number, key in enumerate(keys):
+        table = tmp_path / f"table-{number}"
+        async with trio.open_nursery() as nursery:
+            hosted = Hosted(table, nursery, known=known)
+            record = await net.join(options("bob", key, tmp=table, seed=1), "alice.lan", 7878,
+                                    connect=hosted.network.connector())
+        assert isinstance(record, net.GameRecord) and isinstance(hosted.result, net.GameRecord)
+        lines.append(hosted.lines)
+    assert not [line for line in lines[0] if "different key" in line]
+    (warning,) = [line for line in lines[1] if "different key" in line]
+    assert "'bob'" in warning and prints[0] in warning and prints[1] in warning
+    text = known.path.read_text()
+    assert f"{prints[0]} bob\n" in text and f"{prints[1]} bob\n" in text
 
 
-def test_strangers_saying_hello_leave_nothing_behind_nor_lock_the_real_bob_out(tmp_path):
+async def test_strangers_saying_hello_leave_nothing_behind_nor_lock_the_real_bob_out(tmp_path, nursery,
+                                                                                     autojump_clock):
     """A stranger says HELLO as bob and leaves, and many others after him: the host remembers
     none of them, and the real bob then plays. After the game each peer knows the others."""
-    with Peers(tmp_path) as peers:
-        host = peers.host("alice", players=3)
-        for number, name in enumerate(["bob"] + [f"stranger{i}" for i in range(20)], start=1):
-            stranger = FakePeer.connect(host.port)
-            stranger.sit(name, Ed25519PrivateKey.generate())
-            _wait_for_count(host.peer, "joined (key", number)
-            stranger.close()
-            _wait_for_count(host.peer, "left before the game began", number)
-        assert not (host.peer.home / "known_peers").exists()
-        bob = peers.join("bob", host)
-        carol = peers.join("carol", host)
-        done = [p.finish() for p in (host.peer, bob, carol)]
-    assert [d.code for d in done] == [0, 0, 0], [d.err for d in done]
-    alice_print, bob_print, carol_print = _print_of(host.peer), _print_of(bob), _print_of(carol)
-    assert KnownPeers(host.peer.home / "known_peers").load() == {bob_print: "bob", carol_print: "carol"}
-    assert KnownPeers(bob.home / "known_peers").load() == {alice_print: "alice", carol_print: "carol"}
-    assert _mode(host.peer.home / "known_peers") == 0o600
+    alice_known = KnownPeers(tmp_path / "alice-known")
+    hosted = Hosted(tmp_path, nursery, players=3, known=alice_known)
+    for number, name in enumerate(["bob"] + [f"stranger{i}" for i in range(20)]):
+        await _sat_down_and_left(hosted, Ed25519PrivateKey.generate(), name)
+        assert hosted.said(f"{name} left before the game began")
+    assert not alice_known.path.exists()
+    bob_key, carol_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    bob_known, carol_known = KnownPeers(tmp_path / "bob-known"), KnownPeers(tmp_path / "carol-known")
+    bob = await hosted.join("bob", seed=1, source="10.0.0.2", key=bob_key, known=bob_known)
+    while not hosted.said("bob joined"):
+        await trio.sleep(0.1)
+    carol = await hosted.join("carol", seed=2, source="10.0.0.3", key=carol_key, known=carol_known)
+    ends = [await hosted.end(), await bob(), await carol()]
+    assert all(isinstance(end, net.GameRecord) for end in ends), ends
+    alice_print = fingerprint(hosted.options.key.public_key().public_bytes_raw())
+    bob_print, carol_print = (fingerprint(k.public_key().public_bytes_raw()) for k in (bob_key, carol_key))
+    assert alice_known.load() == {bob_print: "bob", carol_print: "carol"}
+    assert bob_known.load() == {alice_print: "alice", carol_print: "carol"}
+    assert _mode(alice_known.path) == 0o600
 
 
-def test_players_listed_in_a_start_are_not_remembered_before_the_game_starts(tmp_path):
-    """bob's START lists a third player who never signs an ACCEPT (to bob, what a player made
-    up by a hostile host amounts to): the game never starts, and nobody remembers anybody."""
-    with Peers(tmp_path) as peers:
-        host = peers.host("alice", "--wait", "1", players=3)
-        bob = peers.join("bob", host)
-        host.peer.wait_for("bob joined")
-        made_up = FakePeer.connect(host.port)
-        made_up.sit("dora", Ed25519PrivateKey.generate())
-        assert made_up.receive() is not None  # START, listing alice, bob and dora
-        assert made_up.receive() is not None  # bob's ACCEPT, relayed: bob took START
-        made_up.close()
-        done = [p.finish() for p in (host.peer, bob)]
-    assert [d.code for d in done] == [1, 1]
-    assert "dora" in done[1].error_line()
-    assert not (bob.home / "known_peers").exists()
-    assert not (host.peer.home / "known_peers").exists()
+async def test_players_listed_in_a_start_are_not_remembered_before_the_game_starts(tmp_path, nursery,
+                                                                                   autojump_clock):
+    """bob's START lists a third player, dora, who never signs an ACCEPT (to bob, what a player
+    made up by a hostile host amounts to): the game never starts, and nobody remembers anybody."""
+    alice_known, bob_known = KnownPeers(tmp_path / "alice-known"), KnownPeers(tmp_path / "bob-known")
+    hosted = Hosted(tmp_path, nursery, players=3, known=alice_known, wait=1.0)
+    bob = await hosted.join("bob", seed=1, source="10.0.0.2", known=bob_known, wait=1.0)
+    while not hosted.said("bob joined"):
+        await trio.sleep(0.1)
+    dora, _ = await hosted.seat("dora", source="10.0.0.4")
+    await vouch_until_start(dora)  # START, listing alice, bob and dora
+    assert await dora.receive_payload() is not None  # bob's ACCEPT, relayed: bob took START
+    await dora.stream.aclose()
+    hosted_end, bob_end = await hosted.end(), await bob()
+    assert isinstance(hosted_end, TableError) and isinstance(bob_end, TableError)
+    assert str(hosted_end) == "dora (seat 2) lost connection and did not return within 0:01"
+    assert str(bob_end) == "alice (seat 0) stopped the game: dora (seat 2) lost connection and did not return within 0:01"
+    assert not bob_known.path.exists() and not alice_known.path.exists()

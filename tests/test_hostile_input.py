@@ -1,10 +1,13 @@
-"""Hostile bytes against every decoder of peer input, and against real host, joiner and verify
-processes: deep nesting, wrong types, non-canonical encodings, huge files. Nothing crashes,
-and every refusal is one line naming who sent it."""
+"""Hostile bytes against every decoder of peer input (the log's bodies and envelopes, every
+frame outside the log in both directions, transcripts), and against a real host and joiner
+over memory streams (``memnet``, under the mock clock): deep nesting, wrong types,
+non-canonical encodings, huge sizes and files. Nothing crashes; every decoder raises only its
+own error type (a ``WireError``; for the frames outside the log, exactly ``FrameError``, the
+type the table's machines catch); every refusal is one line naming who sent it, and the table
+goes on with honest players."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import secrets
@@ -12,18 +15,19 @@ from pathlib import Path
 
 import msgpack
 import pytest
+import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from netutil import FakeHost, FakePeer, Peers, play, seat_at
+from memnet import FakeHost, Hosted, MemoryNetwork, options, play, seat_at, vouch_until_start
 
-from p2pwhist import signatures
-from p2pwhist.bodies import BodyError, CardPlay, Done, Hello, Kind, Notice, Player, Rejoin, Resumed, Table, Welcome, decode
+from p2pwhist import net, signatures
+from p2pwhist.bodies import BodyError, CardPlay, Kind, Player, Table, decode
 from p2pwhist.deck import PositionKey, PositionKeys
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.inprocess import random_match
-from p2pwhist.session import HOST, Need
+from p2pwhist.session import HOST, Need, Session
 from p2pwhist.signed import (
     GENESIS_PREV,
     SignatureError,
@@ -31,6 +35,25 @@ from p2pwhist.signed import (
     public_bytes,
     seal,
     sign,
+)
+from p2pwhist.table import (
+    Done,
+    FrameError,
+    Hello,
+    Lobby,
+    Logged,
+    Notice,
+    Presence,
+    Ready,
+    Refuse,
+    Rejoin,
+    RemoteTableError,
+    Resumed,
+    Vouch,
+    Welcome,
+    encode,
+    read_from_host,
+    read_from_joiner,
 )
 from p2pwhist.transcript import (
     MAGIC,
@@ -100,34 +123,91 @@ def test_every_body_decoder_refuses_garbage_with_a_body_error(kind, value):
         pass
 
 
+# Every frame outside the log, honest, one of each (protocol/wire.md §2): the fuzz below puts
+# garbage in place of each of their fields in turn.
+_ALICE = Player("alice", Ed25519PrivateKey.generate().public_key().public_bytes_raw())
+_BOB = Player("bob", Ed25519PrivateKey.generate().public_key().public_bytes_raw())
+HONEST = [
+    Hello(3, "bob", _BOB.key), Ready(), Rejoin(bytes(32), 1, 5, bytes(32), bytes(64)), Vouch(_ALICE.key, True),
+    Done(7), Welcome(3, "alice", _ALICE.key, bytes(32), None), Welcome(3, "alice", _ALICE.key, bytes(32), bytes(32)),
+    Refuse("the table is full"), Lobby(3, (_ALICE, _BOB), 1, ((1, 0), (0, 1))), Lobby(2, (_ALICE,), None, ()),
+    Resumed(9), Notice(1, Presence.SLOW, 3, 15),
+]
+READERS = {read_from_joiner: (Hello, Ready, Rejoin, Vouch, Done, Logged),
+           read_from_host: (Welcome, Refuse, Lobby, Resumed, Notice, Done, Logged)}
+# Values at and past the sizes a receiver takes (wire.md §1): a string over 1,024 bytes, an
+# array over 256 items, a map over 32 pairs, the widest integers, a byte string of 60 KB.
+HUGE = ["x" * 1025, [0] * 257, {str(i): 0 for i in range(33)}, 2**64 - 1, -(2**63), b"\0" * 60000, "n" * 1024,
+        [[0] * 256] * 2]
+
+
+def _decodes_or_refuses(payload: bytes) -> None:
+    """Each reader gives a frame of its own direction or raises ``FrameError`` (a
+    ``WireError``: the table's machines catch exactly this type, so any other would crash a
+    table), and nothing else; what decodes encodes back to the same frame."""
+    for reader, types in READERS.items():
+        try:
+            frame = reader(payload)
+        except FrameError:
+            continue
+        assert isinstance(frame, types), (reader, frame)
+        if not isinstance(frame, Logged):
+            assert reader(encode(frame)) == frame
+
+
+def test_honest_frames_decode_as_themselves_only_in_their_direction():
+    for honest in HONEST:
+        directions = [reader for reader, types in READERS.items() if isinstance(honest, types)]
+        for reader in READERS:
+            if reader in directions:
+                assert reader(encode(honest)) == honest
+            else:
+                with pytest.raises(FrameError, match="a frame outside the log is a map of one of"):
+                    reader(encode(honest))
+
+
+@settings(max_examples=400, deadline=None)
+@given(honest=st.sampled_from(HONEST), value=st.one_of(values, st.sampled_from(HUGE)), field=st.integers(0, 5))
+def test_every_frame_outside_the_log_decodes_or_is_refused_with_a_frame_error(honest, value, field):
+    """HELLO, READY, REJOIN, VOUCH, DONE, WELCOME, REFUSE, LOBBY, RESUMED and NOTICE (wire.md
+    §2), in both directions: garbage, the right label around garbage, and the right fields with
+    one of them garbage, or one of a LOBBY's players or pairs."""
+    label, fields = honest.LABEL, honest.fields()
+    candidates = [value, {label: value}]
+    if isinstance(fields, dict):
+        names = sorted(fields)
+        candidates.append({label: {**fields, names[field % len(names)]: value}})
+        for inner in ("players", "undecided"):
+            if fields.get(inner):
+                items = list(fields[inner])
+                items[field % len(items)] = value
+                candidates.append({label: {**fields, inner: items}})
+    for candidate in candidates:
+        try:
+            payload = pack(candidate)
+        except (ValueError, TypeError, OverflowError):
+            continue  # msgpack cannot even write it
+        if len(payload) <= 65536:
+            _decodes_or_refuses(payload)
+
+
 @settings(max_examples=200, deadline=None)
-@given(value=values, deep=st.integers(0, 1200))
-def test_a_hello_decodes_or_is_refused_with_a_body_error(value, deep):
-    for candidate in (value, {"hello": value}, {"hello": {"version": value, "name": "bob", "key": bytes(32)}}):
-        try:
-            Hello.from_wire(candidate)
-        except BodyError:
-            pass
-    with pytest.raises(WireError):
-        Hello.from_wire(unpack(b"\x81\xa5hello\x83\xa7version" + nested(deep + MAX_DEPTH) + b"\xa4name\xa1b\xa3key\xc0"))
-
-
-@settings(max_examples=300, deadline=None)
-@given(frame=st.sampled_from([Welcome, Rejoin, Resumed, Done, Notice]), value=values, field=st.integers(0, 5),
-       deep=st.integers(0, 1200))
-def test_every_frame_outside_the_log_decodes_or_is_refused_with_a_body_error(frame, value, field, deep):
-    """WELCOME, REJOIN, RESUMED, DONE and NOTICE (wire.md §2), as HELLO above: garbage, the
-    right label around garbage, and the right fields with one of them garbage."""
-    names = [f.name for f in dataclasses.fields(frame)]
-    honest = {name: 1 for name in names}
-    shaped = {**honest, names[field % len(names)]: value}
-    for candidate in (value, {frame.LABEL: value}, {frame.LABEL: shaped}):
-        try:
-            frame.from_wire(candidate)
-        except BodyError:
-            pass
-    with pytest.raises(WireError):
-        frame.from_wire(unpack(b"\x81" + msgpack.packb(frame.LABEL) + nested(deep + MAX_DEPTH)))
+@given(honest=st.sampled_from(HONEST), deep=st.integers(0, 1200), field=st.integers(0, 5))
+def test_a_frame_nested_past_the_limit_is_refused_by_both_readers(honest, deep, field):
+    """A label around a value nested past the limit, or an honest frame with one field so
+    nested, up to about 1,200 levels (msgpack's own limit is about 1,000)."""
+    label, fields = honest.LABEL, honest.fields()
+    payloads = [b"\x81" + pack(label) + nested(deep + MAX_DEPTH)]
+    if isinstance(fields, dict):
+        names = sorted(fields)
+        name = names[field % len(names)]
+        rest = b"".join(pack(k) + pack(v) for k, v in fields.items() if k != name)
+        payloads.append(b"\x81" + pack(label) + bytes([0x80 | len(fields)]) + rest + pack(name)
+                        + nested(deep + MAX_DEPTH - 1))
+    for payload in payloads:
+        for reader in READERS:
+            with pytest.raises(FrameError, match="nested|malformed"):
+                reader(payload)
 
 
 @settings(max_examples=300, deadline=None)
@@ -151,6 +231,11 @@ def test_garbage_bytes_raise_only_wire_errors(data):
         try:
             decoder(data)
         except WireError:
+            pass
+    for reader in READERS:
+        try:
+            reader(data)
+        except FrameError:
             pass
 
 
@@ -254,85 +339,97 @@ def test_a_damaged_tail_does_not_hide_the_verdict_before_it(tmp_path):
     assert not verdict.valid and verdict.error.seq == 1
 
 
-# -- real processes ----------------------------------------------------------------------------
+# -- a real host and joiner, over memory streams -----------------------------------------------
 
 
 @pytest.mark.parametrize("field", ["version", "name"])
-def test_a_deeply_nested_hello_is_refused_and_the_host_plays_on(tmp_path, field):
+async def test_a_deeply_nested_hello_is_refused_and_the_host_plays_on(tmp_path, nursery, autojump_clock, field):
     """A 1 KiB HELLO (the most a HELLO may be) whose version or name is nested 995 deep once
     killed the host while it formatted the refusal."""
     fields = {"version": pack(1), "name": pack("m"), "key": b"\xc0"}
     fields[field] = nested(995)
     payload = b"\x81" + pack("hello") + b"\x83" + b"".join(pack(k) + v for k, v in fields.items())
     assert len(payload) <= 1024
-    with Peers(tmp_path) as peers:
-        host = peers.host("alice")
-        attacker = FakePeer.connect(host.port)
-        attacker.send_payload(payload)
-        assert "nested more than" in attacker.receive_value()["refuse"]
-        attacker.close()
-        joiner = peers.join("bob", host)
-        done, hosted = joiner.finish(), host.peer.finish()
-    assert hosted.code == 0 and done.code == 0, hosted.err + done.err
-    assert "Traceback" not in hosted.err
+    hosted = Hosted(tmp_path, nursery)
+    attacker = await hosted.connect("10.0.0.9")
+    await attacker.send_payload(payload)
+    refusal = await attacker.receive()
+    assert isinstance(refusal, Refuse) and "nested more than" in refusal.reason
+    assert await attacker.receive_payload() is None
+    assert any(line.startswith("Refused a joiner at 10.0.0.9:") and "nested more than" in line for line in hosted.lines)
+    bob = await (await hosted.join("bob"))()
+    record = await hosted.end()
+    assert isinstance(record, net.GameRecord) and isinstance(bob, net.GameRecord)
 
 
-def test_a_seated_joiners_deep_body_is_refused_by_the_host_and_named_by_all(tmp_path):
+async def test_a_seated_joiners_deep_body_is_refused_by_the_host_and_named_by_all(tmp_path, nursery, autojump_clock):
     """A validly signed message with a deep body, from seat 1: the host refuses it before
-    relaying (so carol never sees it), every peer names bob, and every transcript verifies."""
-    key = Ed25519PrivateKey.generate()
-    with Peers(tmp_path) as peers:
-        host = peers.host("alice", "--transcript", str(tmp_path / "alice.p2pw"), players=3)
-        bob = FakePeer.connect(host.port)
-        bob.sit("bob", key)
-        host.peer.wait_for("bob joined")
-        carol = peers.join("carol", host, "--transcript", str(tmp_path / "carol.p2pw"))
-        session = seat_at(bob, key)
-        while session.need is Need.PEER or session.expected_kind is not Kind.COMMIT:  # honest up to the cut
-            if session.need is Need.PEER:
-                session.receive(bob.receive(), HOST)
-            else:
-                bob.send_payload(session.produce().raw)
-        # bob's commitment for the cut, validly signed, whose body is a list nested 995 deep
-        signed = b"\x95" + pack(len(session.log)) + pack(session.head) + pack(1) + pack("commit") + nested(995)
-        bob.send_payload(pack([signed, key.sign(signed)]))
-        hosted, carol_done = host.peer.finish(), carol.finish()
-        bob.close()
-        checks = [peers.start(f"verify-{n}", "verify", str(tmp_path / f"{n}.p2pw")).finish() for n in ("alice", "carol")]
-    for done in hosted, carol_done:
-        assert done.code == 1 and "bob (seat 1)" in done.error_line()
-    assert "nested more than" in hosted.error_line()
-    for check in checks:
-        assert "Traceback" not in check.err and check.code in (0, 1), check.err
-        assert check.code == 0 or "bob" in check.out
+    relaying (so carol never sees it), every peer names bob, and both transcripts end alike,
+    with the host's ABORT naming bob, and verify."""
+    hosted = Hosted(tmp_path, nursery, players=3)
+    bob, key = await hosted.seat()
+    await trio.sleep(1)
+    carol_end = await hosted.join("carol")
+    session = Session(await vouch_until_start(bob), 1, key, lambda: secrets.token_bytes(32))
+    while session.need is Need.PEER or session.expected_kind is not Kind.COMMIT:  # honest up to the cut
+        if session.need is Need.PEER:
+            payload = await bob.receive_payload()
+            if isinstance(read_from_host(payload), Logged):
+                session.receive(payload, HOST)
+        else:
+            await bob.send_payload(session.produce().raw)
+    # bob's commitment for the cut, validly signed, whose body is a list nested 995 deep
+    signed = b"\x95" + pack(len(session.log)) + pack(session.head) + pack(1) + pack("commit") + nested(995)
+    await bob.send_payload(pack([signed, key.sign(signed)]))
+    record, carol = await hosted.end(), await carol_end()
+    assert isinstance(record, RemoteTableError) and record.seat == 1
+    assert str(record).startswith("bob (seat 1)") and "nested more than 8 levels deep" in str(record)
+    assert isinstance(carol, RemoteTableError)
+    assert str(carol) == ("alice (seat 0) stopped the game: bob (seat 1) broke the rules: a value nested more than 8 "
+                          "levels deep")
+    alice_log, carol_log = (tmp_path / "alice.p2pw").read_bytes(), (tmp_path / "carol.p2pw").read_bytes()
+    assert alice_log == carol_log and b"\x91" * 20 not in alice_log  # carol got the ABORT, never the deep body
+    messages = list(read_transcript(tmp_path / "alice.p2pw"))
+    assert messages[-1].kind is Kind.ABORT and messages[-1].body.culprit == 1
+    verdict = verify(read_transcript(tmp_path / "alice.p2pw"))
+    assert verdict.valid and not verdict.complete
 
 
-def test_a_start_with_a_deep_envelope_seq_ends_the_joiner_in_one_line(tmp_path):
-    fake = FakeHost()
-    with Peers(tmp_path) as peers:
-        joiner = peers.start("bob", "join", fake.address, "--name", "bob", "--bot", "random")
-        peer = fake.accept()
-        peer.welcome("alice", Ed25519PrivateKey.generate())
+async def test_a_start_with_a_deep_envelope_seq_ends_the_joiner_in_one_line(tmp_path, autojump_clock):
+    network = MemoryNetwork()
+    fake = FakeHost(network)
+    ended: list[Exception] = []
+
+    async def joining() -> None:
+        try:
+            await net.join(options("bob", tmp=tmp_path), "alice.lan", 7878, connect=network.connector())
+        except net.NetError as error:
+            ended.append(error)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(joining)
+        host = await fake.accept()
+        await host.welcome("alice", Ed25519PrivateKey.generate())
+        assert await host.receive() == Ready()
         signed = b"\x95" + nested(995) + pack(GENESIS_PREV) + b"\x00" + pack("start") + b"\x80"
-        peer.send_payload(pack([signed, bytes(64)]))
-        done = joiner.finish()
-        peer.close()
-    fake.close()
-    assert done.code == 1 and "nested more than" in done.error_line()
+        await host.send_payload(pack([signed, bytes(64)]))
+        assert await host.receive_payload() is None  # the joiner hung up
+    (error,) = ended
+    assert isinstance(error, RemoteTableError) and error.seat == HOST
+    assert str(error).startswith("alice (the host) sent a bad START: ") and "nested more than" in str(error)
+    assert "\n" not in str(error)
 
 
-def test_after_hostile_frames_the_host_seats_and_plays_a_real_joiner(tmp_path):
-    key = Ed25519PrivateKey.generate()
-    with Peers(tmp_path) as peers:
-        host = peers.host("alice")
-        for garbage in (b"\xc1", nested(995), pack({"hello": [1] * 200})):
-            attacker = FakePeer.connect(host.port)
-            attacker.send_payload(garbage)
-            assert "refuse" in attacker.receive_value()
-            attacker.close()
-        bob = FakePeer.connect(host.port)
-        bob.sit("bob", key)
-        play(bob, seat_at(bob, key), "random")
-        hosted = host.peer.finish()
-        bob.close()
-    assert hosted.code == 0, hosted.err
+async def test_after_hostile_frames_the_host_seats_and_plays_a_real_joiner(tmp_path, nursery, autojump_clock):
+    hosted = Hosted(tmp_path, nursery)
+    for number, garbage in enumerate((b"\xc1", nested(995), pack({"hello": [1] * 200})), start=10):
+        attacker = await hosted.connect(f"10.0.0.{number}")
+        await attacker.send_payload(garbage)
+        refusal = await attacker.receive()
+        assert isinstance(refusal, Refuse) and refusal.reason.startswith("not a p2pwhist HELLO")
+        await attacker.stream.aclose()
+    bob, key = await hosted.seat()
+    await play(bob, await seat_at(bob, key), "random")
+    record = await hosted.end()
+    assert isinstance(record, net.GameRecord) and verify(read_transcript(record.transcript)).complete
+    assert len([line for line in hosted.lines if line.startswith("Refused a joiner at 10.0.0.1")]) == 3

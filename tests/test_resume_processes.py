@@ -9,11 +9,11 @@ the victim's transcript holds a chosen number of messages (read every 5 ms, so t
 there or a few messages later); two tests wait from there for the victim to be choosing a card
 (``Fault.choosing``). ``scripts/chaos.py`` runs the same with random faults, many times.
 
-A 2-player match of one hand takes about 100 messages (protocol version 2): START, ACCEPT, the
-cut's COMMIT, SHUFFLE and LOCK passes and its SECRETs, each with the seat's COMMIT for the hand
-(to 11), HAND at 12, the deal's passes and keys, the first PLAY at about 19, tricks (PLAY, KEYS)
-to about 92, the audit's SECRETs from about 93, HAND and the FINALs; 3 players: about 107
-messages, the audit's SECRETs from about 97 to 102.
+A 2-player match of one hand takes about 100 messages (the log of version 2, which protocol
+version 3 keeps): START, ACCEPT, the cut's COMMIT, SHUFFLE and LOCK passes and its SECRETs, each
+with the seat's COMMIT for the hand (to 11), HAND at 12, the deal's passes and keys, the first
+PLAY at about 19, tricks (PLAY, KEYS) to about 92, the audit's SECRETs from about 93, HAND and
+the FINALs; 3 players: about 107 messages, the audit's SECRETs from about 97 to 102.
 """
 
 from __future__ import annotations

@@ -214,7 +214,7 @@ def test_a_false_dispute_is_pinned_on_the_disputer_by_the_audit():
     lie = forge(liar, Dispute(0, "it decrypts to no card (it does)"))
     other.receive(lie.raw, via=liar.seat)
     # Both now reveal their secrets; the audit finds the deal clean, so the disputer lied.
-    liar._take_dispute(lie)
+    liar._take_dispute(lie, lie.body)
     for _ in range(2):
         sender = next(s for s in sessions if s.need is Need.SEND)
         message = sender.produce()

@@ -504,3 +504,19 @@ def test_the_plain_interface_says_whom_it_waits_for_and_follows_each_trick(tmp_p
     assert child.exitstatus == 0, out[-2000:]
     assert out.count("Waiting for random-1...") >= 10  # 26 tricks: the bot leads or follows in each
     assert "Trick 26: " in out and "Hand 1 over" in out
+
+
+def test_the_plain_interface_says_whom_it_waits_for_only_while_a_player_chooses(capsys) -> None:
+    """A move and another hand of an open match are worth a line; the messages a seat's program
+    sends at once (keys, shuffles, signatures) are not."""
+    from p2pwhist.cli_play import _Display
+    from p2pwhist.inprocess import open_table
+    from p2pwhist.session_events import Awaiting, Seated, Why
+
+    table = open_table(BoxWhist(2), MatchLength(), random.Random(0))[0].table
+    display = _Display(None)
+    display.on_event(Seated(table, 0))
+    for why in Why:
+        display.on_event(Awaiting(1, why))
+    assert capsys.readouterr().out.splitlines() == ["Waiting for seat1...",
+                                                    "seat1 is asked whether to play another hand..."]

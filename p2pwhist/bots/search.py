@@ -45,7 +45,8 @@ stalls, which no bot can bound.
 
 The technique, by measurement (``scripts/compare_search.py``, where the PIMC it replaced is the
 baseline: per move, every legal move played out on each sampled deal, then a vote, as GIB does
-for bridge, REFERENCE.md section 4). Head to head, 2 players, 0.1 s a move each, ISMCTS won
+for bridge: Ginsberg, "GIB: Imperfect Information in a Computationally Challenging Game",
+JAIR 14, 2001). Head to head, 2 players, 0.1 s a move each, ISMCTS won
 0.581 of 93 decided hands (0.479-0.676) over 50 deal pairs (seed 3) and 0.607 of 107
 (0.513-0.695) over 60 (seed 4); together 119 of 200, 0.595 (0.526-0.661), pairs won/lost
 31/7. Against the heuristic (``scripts/duplicate.py``, normal level, ISMCTS with seed 1, the

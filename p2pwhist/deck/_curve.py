@@ -1,7 +1,7 @@
 """NIST P-256 used as a commutative cipher on x-coordinates, and cards hashed onto it.
 
 Encrypting a point P with key k is k·P; keys commute, and k⁻¹ mod n decrypts
-(REFERENCE.md §2; the construction of Google's private-join-and-compute
+(protocol/deck.md §2; the construction of Google's private-join-and-compute
 ``ECCommutativeCipher``). ``cryptography`` exposes P-256 scalar multiplication only as ECDH,
 which returns x(k·Q): so a point travels and is stored as its x-coordinate alone, and x-only
 arithmetic is still a commutative cipher because k·(−P) = −(k·P) has the same x.
@@ -85,7 +85,7 @@ def encode_card(hand_context: bytes, card: int) -> tuple[bytes, Point]:
 
     x = SHA-256(TAG_CARD || hand_context || u8(card) || u8(counter)) for counter = 0, 1, …;
     the first x that is a curve point's x-coordinate wins. Nobody knows its discrete
-    logarithm, which is what keeps the shuffle secret (REFERENCE.md §2).
+    logarithm, which is what keeps the shuffle secret (protocol/deck.md §10.1).
     """
     prefix = TAG_CARD + hand_context + bytes([card])
     for counter in range(MAX_ENCODING_TRIES):

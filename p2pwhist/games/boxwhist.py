@@ -64,7 +64,7 @@ def trick_strength(card: int, led: int, trump: int | None) -> int:
 DEAL_SIZES = {2: (11, 4), 3: (8, 3), 4: (6, 2)}
 # Rule 1: the 3-handed game removes the two of clubs.
 THREE_HANDED_DECK = deck_without(Card.parse("2C"))
-# Rule 4 default: the order attested on a court-whist scorecard (REFERENCE.md section 1).
+# Rule 4 default: the order attested on a court-whist scorecard (protocol/rules-boxwhist.md, rule 4).
 DEFAULT_TRUMP_SEQUENCE: tuple[Suit | None, ...] = (Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS, Suit.SPADES)
 # Rule 10.
 TRICKS_PER_HAND = {2: 26, 3: 17, 4: 13}

@@ -12,6 +12,24 @@ from p2pwhist.wire import describe
 GAMES: dict[str, GameEntry] = {entry.name: entry for entry in (BOXWHIST, BOX)}
 
 
+def chosen(name: str, players: int | None, variant: str | None) -> tuple[GameEntry, Game]:
+    """The game a person asked for by name, number of players and variant (None: the game's
+    defaults), or a ``ConfigError`` naming what the game allows."""
+    entry = GAMES[name]
+    players = entry.default_players if players is None else players
+    if players not in entry.players:
+        raise ConfigError(f"{name} is for {', '.join(map(str, entry.players))} players, not {players}")
+    options = {}
+    if variant is not None:
+        variants = entry.options.get("variant")
+        if variants is None:
+            raise ConfigError(f"{name} has no variants")
+        if variant not in variants:
+            raise ConfigError(f"{name}'s variants are {', '.join(variants)}, not {variant!r}")
+        options["variant"] = variant
+    return entry, entry.make(players, **options)
+
+
 def game_entry(game: Game) -> GameEntry:
     """The registry's entry for a game configuration."""
     return GAMES[game.name]

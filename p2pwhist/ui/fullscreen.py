@@ -6,14 +6,15 @@ seat's ``View``: the table (``table``), the hand as selectable cells (``cells``)
 (``finished_lines``), the standing alerts (``notices``), the results and the rules. This module
 names no game.
 
-The screen, top to bottom: a title line that says whose turn it is ("waiting for North... 12 s"),
-the table as the seat knows it, the seat's cards (legal ones highlighted, suit colours), the
-history of every trick or round so far, a line for typing and messages, and the keys.
+The screen, top to bottom: a title line that says whose turn it is, or what the game waits for
+("Waiting for North... 12 s", "Waiting for North to shuffle the cards..."), the table as the
+seat knows it, the seat's cards (legal ones highlighted, suit colours), the history of every
+trick or round so far, a line for typing and messages, and the keys.
 
 Rules the screen keeps:
 
-- It is redrawn the moment anything happens (``on_event`` is called after every message of the
-  log, ``choose`` when our move is wanted), and once a second while someone thinks.
+- It is redrawn the moment anything happens (``on_event`` gets each of the session's events,
+  ``choose`` is called when our move is wanted), and once a second while someone thinks.
 - Input while it is not our turn is never kept: the keys are refused with a message, so a card
   typed early is not played later, before its player has seen the trick.
 - An event that matters (the end of a hand or the match, an alert such as "your box is open")
@@ -37,11 +38,21 @@ import trio
 import urwid
 
 from p2pwhist import text
-from p2pwhist.bodies import Kind
 from p2pwhist.cards import CardError
 from p2pwhist.games.base import BotFactory, Cell, EngineMisuse, GameText, HandResult, HandState, Play, View
 from p2pwhist.games.match import Match
 from p2pwhist.games.registry import game_entry
+from p2pwhist.session import CUT_HAND
+from p2pwhist.session_events import (
+    Awaiting,
+    Dealing,
+    HandOver,
+    MatchOver,
+    Moved,
+    Seated,
+    SessionEvent,
+    TableChanged,
+)
 from p2pwhist.text import Style
 from p2pwhist.ui.terminal import can_print_symbols, hint, hint_bot
 
@@ -68,9 +79,6 @@ KEYS_HELP = "\u2190\u2192 choose  Enter play  or type QS, box 2  h hint  ? rules
 THINKING_SHOWN_AFTER = 3.0  # seconds: a computer player moves well within this, so no clock flickers for it
 _RED_CARD = re.compile(r"(?:10|[2-9JQKA])[\u2665\u2666]")  # a red card as Style writes it with symbols
 _MAX_TYPED = 12
-# While the deck protocol is revealing cards, the seat's view may hold a card not yet known to
-# it (a card just drawn): the table is drawn again once the round of keys is complete.
-_REVEALING = frozenset({Kind.COMMIT, Kind.SHUFFLE, Kind.LOCK, Kind.KEYS})
 
 
 def wants_color(environ: Mapping[str, str] | None = None) -> bool:
@@ -156,8 +164,8 @@ class FullScreenPlayer:
     Use: ``await run(main)`` runs ``main()`` (the peer's whole game) with the screen beside it;
     the screen opens at the first ``on_event`` (so anything printed before the game starts,
     such as a host's join commands, stays readable) and closes when ``main`` returns, once
-    every standing event has been seen. ``on_event(session, message)`` follows the game;
-    ``choose(view)`` is the seat's agent (a coroutine).
+    every standing event has been seen. ``on_event(event)`` follows the game from the
+    session's events (``Session.take_events``); ``choose(view)`` is the seat's agent (a coroutine).
 
     ``screen`` replaces the terminal (tests, the benchmark); ``color`` None means NO_COLOR decides.
     """
@@ -276,49 +284,66 @@ class FullScreenPlayer:
 
     def report(self, line: str) -> None:
         """A line from the network edge (a seat lost its connection, is back, is slow): on the
-        message line while the screen is open (printing would tear it), else printed."""
+        message line while the screen is open (printing would tear it), else printed, and kept
+        for the message line when the screen opens over it (a resumed game's first line)."""
+        self.message = line
         if not self._running:
             print(line, flush=True)
             return
-        self.message = line
         self.refresh()
 
     # -- following the game ----------------------------------------------------------------------
 
-    def on_event(self, session: Any, message: Any) -> None:
-        """After every message of the log: redraw what changed (``session`` is a ``Session``)."""
-        if self.words is None:  # START: the game, the seats and the names
-            names = [player.name for player in session.table.players]
-            names[session.seat] = text.YOU
-            entry = game_entry(session.table.game)
-            self.sit(entry.text, session.seat, names, hint_bot(entry))
-        if session.match is None or session.hand is None:
-            self._open.set()
-            self._set_status(None, "Shuffling and dealing...")
-            self.refresh()
-            return
-        self.follow(session.match, revealing=session.expected_kind in _REVEALING)
-
-    def follow(self, match: Match, revealing: bool = False) -> None:
-        """After anything that changed ``match`` (a move, a hand's result): redraw what changed.
-        ``sit`` first. ``revealing``: the current hand's cards are still being revealed, so its
-        table is drawn later. The networked game calls this from ``on_event``, the local runner
-        (``cli._play_local``) before each turn and after each hand."""
+    def on_event(self, event: SessionEvent) -> None:
+        """Redraw what ``event``, one of the session's (``Session.take_events``), changed."""
+        if isinstance(event, Moved):
+            return  # drawn with the TableChanged that follows it, once its cards are revealed
         self._open.set()
-        hand = match.hands[-1] if match.hands else None
-        in_progress = hand is not None and len(match.results) < len(match.hands)
-        if in_progress and not revealing:
-            self.show(hand.view(self.seat), len(match.hands), match.points)
-            if hand.view(self.seat).turn is None:
-                self._set_status(None, "The hand is over: every card is being checked...")
+        if isinstance(event, TableChanged):
+            self._show_hand(event.match)
+        elif isinstance(event, Seated):  # the game, the seats and the names
+            assert event.seat is not None, "the full-screen table is a seat's"
+            names = [player.name for player in event.table.players]
+            names[event.seat] = text.YOU
+            entry = game_entry(event.table.game)
+            self.sit(entry.text, event.seat, names, hint_bot(entry))
+        elif isinstance(event, Dealing):
+            self._set_status(None, "Cutting for the deal..." if event.hand == CUT_HAND
+                             else f"Shuffling and dealing hand {event.hand}...")
+        elif isinstance(event, HandOver):
+            self.hand_over(event.hand, event.result, event.points)
+        elif isinstance(event, MatchOver):
+            outcome = event.outcome
+            left = None if outcome.forfeited is None else outcome.forfeited.seat
+            self.match_over(outcome.points, outcome.winner, left)
+        elif isinstance(event, Awaiting):  # a new wait, even for the same seat: its clock starts now
+            self.turn_seat, self.turn_since = event.seat, trio.current_time()
+            self.status = event.why.line(self.names[event.seat])
+        self.refresh()
+
+    def follow(self, match: Match) -> None:
+        """After anything that changed ``match`` (a move, a hand's result): redraw what changed.
+        ``sit`` first. The local runner (``cli._play_local``) calls this before each turn and
+        after each hand; the networked game is followed by its session's events (``on_event``)."""
+        self._open.set()
+        self._show_hand(match)
         if len(match.results) > self._results:
             self._results = len(match.results)
             self.hand_over(match.hands[-1], match.results[-1], match.points)
             if match.is_over():
-                self.match_over(match.points)
+                self.match_over(match.points, match.winner)
             else:
                 self._set_status(None, "Shuffling and dealing the next hand...")
         self.refresh()
+
+    def _show_hand(self, match: Match) -> None:
+        """The hand in progress in ``match``, if one is (or the one just played out, until its
+        result is recorded)."""
+        hand = match.hands[-1] if match.hands else None
+        if hand is not None and len(match.results) < len(match.hands):
+            self.show(hand.view(self.seat), len(match.hands), match.points)
+            if hand.view(self.seat).turn is None:
+                self._set_status(None, "The hand is over: every card is being checked...")
 
     def show(self, view: View, hand_no: int, points: Sequence[int] | None) -> None:
         """The table as ``view`` knows it, in hand ``hand_no`` of the match."""
@@ -358,11 +383,11 @@ class FullScreenPlayer:
         body = self.words.hand_result(hand, result, self.names, self.style, self.hand_no)
         self._add_event(body + "\n" + text.row("Points", text.tally(self.names, points)))
 
-    def match_over(self, points: Sequence[int]) -> None:
+    def match_over(self, points: Sequence[int], winner: int | None, left: int | None = None) -> None:
+        """The match's result (``left``: the seat that left it and forfeits), added to the hand's
+        result if that is still on screen."""
         self._match_shown = True
-        leaders = [seat for seat, p in enumerate(points) if p == max(points)]
-        winner = leaders[0] if len(leaders) == 1 else None
-        line = text.match_line(self.names, points, winner)
+        line = text.match_line(self.names, points, winner, left)
         if self.events:
             self.events[-1] += "\n\n" + line + "."
         else:

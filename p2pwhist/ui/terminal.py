@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
+import trio
+
 from p2pwhist import text
 from p2pwhist.bots import DEFAULT_LEVEL, Searching, make_bot
 from p2pwhist.cards import CardError, Suit
@@ -283,3 +285,38 @@ class Watcher:
             self.hand_no += 1
             self.screen.say(self.screen.words.deal(hand, names, self.screen.style, self.hand_no))
         return names
+
+
+class TerminalQuestions:
+    """Yes-or-no questions to the person at a terminal, one at a time, each of which may be
+    withdrawn (cancelled) while it waits: the player it was about has gone.
+
+    No thread reads for it: a worker thread blocked in ``input()`` cannot be cancelled, and
+    would swallow the next line typed, meant for the next question or a card. Instead it waits
+    until the terminal has a line (``trio.lowlevel.wait_readable``) and reads it then; a
+    terminal in its usual line mode hands over one line at a time."""
+
+    def __init__(self, infile: TextIO, outfile: TextIO) -> None:
+        self.infile = infile
+        self.outfile = outfile
+        self._one_at_a_time = trio.Lock()
+
+    async def ask(self, question: str) -> bool:
+        async with self._one_at_a_time:
+            self.outfile.write(question)
+            self.outfile.flush()
+            try:
+                line = await self._line()
+            except trio.Cancelled:
+                self.outfile.write("(never mind)\n")  # the line that says why follows
+                self.outfile.flush()
+                raise
+        return line.strip().lower() in ("y", "yes")
+
+    async def _line(self) -> str:
+        fd = self.infile.fileno()
+        await trio.lowlevel.wait_readable(fd)
+        data = os.read(fd, 4096)
+        if not data:  # end of input: nobody says yes
+            return ""
+        return data.decode(errors="replace")

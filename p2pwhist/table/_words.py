@@ -1,0 +1,46 @@
+"""What the table says to people: times, who the table waits for, how the lobby stands."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from p2pwhist.bodies import Player
+from p2pwhist.table._frames import Lobby, Notice, Presence
+
+
+def clock(seconds: float) -> str:
+    """m:ss"""
+    whole = max(0, int(seconds + 0.5))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def notice_line(notice: Notice, names: Sequence[str], me: int | None) -> str:
+    """What a NOTICE says, for a person to read."""
+    name, left = names[notice.seat], clock(notice.left)
+    if notice.presence is Presence.BACK:
+        return f"{name} is back."
+    if notice.presence is Presence.GONE:
+        return f"{name} lost connection; waiting for them to return ({left} left)."
+    if notice.seat == me:
+        return f"You have {left} left for your move; then you forfeit the match."
+    return f"Waiting for {name} for {clock(notice.waited)}; they forfeit in {left}."
+
+
+def seats_line(seats: int, players: Sequence[Player]) -> str:
+    """"2 of 4 seats taken: alice, bob"."""
+    return f"{len(players)} of {seats} seats taken: {', '.join(p.name for p in players)}"
+
+
+def lobby_lines(lobby: Lobby, fingerprint: str | None) -> list[str]:
+    """How the table stands, for the joiner who received ``lobby`` (or, ``fingerprint`` None,
+    for the host): whether it waits for the host to accept it, how many seats are taken, and
+    who is still deciding about whom."""
+    names = [p.name for p in lobby.players]
+    lines = [seats_line(lobby.seats, lobby.players)]
+    if lobby.you is None and fingerprint is not None:
+        lines.insert(0, f"Waiting for {names[0]} to accept you; your fingerprint is {fingerprint}")
+    for decider, about in lobby.undecided:
+        who = "you" if about == lobby.you else names[about]
+        lines.append("You have not yet said whether you play with " + names[about] if decider == lobby.you
+                     else f"{names[decider]} is deciding whether to play with {who}")
+    return lines
