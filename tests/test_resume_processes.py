@@ -28,12 +28,14 @@ HOST, BOB, CAROL = 0, 1, 2
 
 
 def finishes(tmp_path: Path, players: int, fault: Fault) -> None:
-    for attempt in range(3):  # a kill meant to find the victim choosing may land just after its card: again
+    # A kill meant to find the victim choosing may land just after its card, and one near the
+    # end may land once the match is over (the transcript is read every 5 ms): then again.
+    for attempt in range(3):
         with Peers(tmp_path / str(attempt)) as peers:
             run = play_with_fault(peers, players, 1, fault, deadline=60)
-        if run.choosing is not False:
+        if run.choosing is not False and not run.late:
             break
-    assert run.choosing is not False, f"three kills missed {fault.describe()}: {run.root}"
+    assert run.choosing is not False and not run.late, f"three kills missed {fault.describe()}: {run.root}"
     if run.problems():
         pytest.fail(run.report(), pytrace=False)
 
@@ -52,7 +54,7 @@ def test_a_joiner_back_by_p2pwhist_resume_finishes_the_match(tmp_path: Path) -> 
 
 
 def test_one_of_two_joiners_killed_at_the_hands_end_comes_back_and_the_match_finishes(tmp_path: Path) -> None:
-    finishes(tmp_path, 3, Fault(CAROL, "kill", 101))
+    finishes(tmp_path, 3, Fault(CAROL, "kill", 98))
 
 
 def test_a_joiner_whose_connection_is_cut_reconnects_and_the_match_finishes(tmp_path: Path) -> None:
