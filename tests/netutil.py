@@ -9,6 +9,7 @@ frames over a blocking socket; ``seat_at`` and ``play`` let a fake joiner run th
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import random
@@ -28,6 +29,7 @@ from typing import Any, Self
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pwhist import cli
 from p2pwhist.games.registry import GAMES
 from p2pwhist.session import HOST, Need, Session
 from p2pwhist.signed import Kind, parse, public_bytes
@@ -685,6 +687,15 @@ class FaultRun:
         return "\n".join(lines)
 
 
+def verified(transcript: Path, *options: str) -> Finished:
+    """``p2pwhist verify [OPTIONS] TRANSCRIPT``, run in this process: its code and what it printed
+    (the peers are the processes under test; the verifier need not be one)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["verify", *options, str(transcript)])
+    return Finished(code, out.getvalue(), err.getvalue())
+
+
 def host_on_free_port(peers: Peers, name: str, *args: str, tries: int = 5) -> tuple[Peer, int, list[str]]:
     """``p2pwhist host --port P ARGS`` on an explicit free loopback port, once it listens,
     with a new port when another program took P first. Returns the peer, P, and the host's
@@ -722,8 +733,11 @@ def play_with_fault(peers: Peers, players: int, hands: int, fault: Fault | None,
     commands: list[list[str]] = []
 
     def common(i: int) -> list[str]:
-        bot = "search" if fault and fault.choosing and i == fault.victim else "random"
-        return ["--bot", bot, "--name", names[i], "--transcript", str(transcripts[i]),
+        # A victim to be caught choosing thinks a while: the search bot at its easy level (a
+        # quarter of a second a move) is long enough for a transcript read every 5 ms.
+        bot = ["--bot", "search", "--level", "easy"] if fault and fault.choosing and i == fault.victim \
+            else ["--bot", "random"]
+        return [*bot, "--name", names[i], "--transcript", str(transcripts[i]),
                 "--timeout", f"{timeout:g}", "--wait", f"{wait:g}"]
 
     proxy: CutProxy | None = None
@@ -805,8 +819,8 @@ def play_with_fault(peers: Peers, players: int, hands: int, fault: Fault | None,
                                                            peer.err.read_text())
                     for name, peer in zip(names, current)]
         if transcripts[0].exists():
-            run.verified = peers.start("verifier", "verify", str(transcripts[0])).finish()
-            run.verified_json = peers.start("verifier", "verify", "--json", str(transcripts[0])).finish()
+            run.verified = verified(transcripts[0])
+            run.verified_json = verified(transcripts[0], "--json")
         return run
     finally:
         if proxy is not None:
