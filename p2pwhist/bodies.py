@@ -30,13 +30,16 @@ from p2pwhist.deck import (
 )
 from p2pwhist.games.base import ConfigError, Game
 from p2pwhist.games.match import MatchLength
-from p2pwhist.games.registry import game_from_wire
+from p2pwhist.games.registry import UnknownGame, game_from_wire
 from p2pwhist.identity import PUBLIC_KEY_SIZE, fingerprint
+from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT, MAX_LIMIT, MIN_MOVE, MIN_WAIT
 from p2pwhist.wire import WireError, describe
 
-# The version of the log's format (START says it): see protocol/session.md §8. The frames
-# around the log have a version of their own (``table.PROTOCOL_VERSION``).
-LOG_VERSION = 2
+# The version of the log's format (START says it): see protocol/session.md §8. Version 3 added
+# the table's time limits to START; a log of version 2 (which agreed none) is still read, to
+# verify and resume the games it holds.
+LOG_VERSION = 3
+READ_VERSIONS = (2, 3)
 MAX_SEATS = 6  # a seat number on the wire is 0..MAX_SEATS−1
 MAX_NAME = 32
 NONCE_SIZE = 32
@@ -46,6 +49,12 @@ MAX_COUNT = 1000  # a score or a number of points: no match has more hands (game
 
 class BodyError(WireError):
     """A value that is not the body its message's kind requires."""
+
+
+class UnknownTable(BodyError):
+    """A START of a protocol version or a game this program does not know. It is not judged
+    malformed: the rules it would be judged by are not here, which accuses nobody
+    (session.md §3)."""
 
 
 class Kind(enum.Enum):
@@ -148,8 +157,35 @@ class Player:
 
 
 @dataclass(frozen=True)
+class TimeLimits:
+    """The table's time limits, agreed in START, whole seconds: the most a seat may take over
+    one message (``move``), and how long the table waits for a seat whose connection was lost
+    (``wait``). Every seat times the others by these, never by an option of its own."""
+
+    move: int
+    wait: int
+
+    def __post_init__(self) -> None:
+        for value, floor, what in ((self.move, MIN_MOVE, "the limit for a move"), (self.wait, MIN_WAIT, "the wait")):
+            if type(value) is not int or not floor <= value <= MAX_LIMIT:
+                raise ConfigError(f"{what} is {floor} to {MAX_LIMIT} seconds, not {describe(value)}")
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"move": self.move, "wait": self.wait}
+
+    @staticmethod
+    def from_wire(obj: Any) -> TimeLimits:
+        body = read_map(obj, {"move", "wait"}, "the time limits")
+        return read_config(lambda: TimeLimits(body["move"], body["wait"]))
+
+
+DEFAULT_TIMES = TimeLimits(int(DEFAULT_TIMEOUT), int(DEFAULT_WAIT))
+
+
+@dataclass(frozen=True)
 class Table:
-    """START's body: the game, the match length and who sits where."""
+    """START's body: the game, the match length, who sits where, and (since version 3) the
+    table's time limits."""
 
     KIND: ClassVar[Kind] = Kind.START
     game: Game
@@ -157,10 +193,15 @@ class Table:
     players: tuple[Player, ...]
     nonce: bytes  # from the host's OS randomness: makes every game's id unique
     date: str = ""  # the host's calendar date, ISO 8601: for the record only, nobody checks it
+    times: TimeLimits | None = DEFAULT_TIMES  # None only in a START of version 2, which agreed none
     version: int = LOG_VERSION
 
+    def __post_init__(self) -> None:
+        if (self.times is None) != (self.version == 2):
+            raise ConfigError("a START of version 3 agrees the time limits; one of version 2 has none")
+
     def to_wire(self) -> dict[str, Any]:
-        return {
+        wire = {
             "version": self.version,
             "game": self.game.to_wire(),
             "length": self.length.to_wire(),
@@ -168,16 +209,27 @@ class Table:
             "nonce": self.nonce,
             "date": self.date,
         }
+        if self.times is not None:
+            wire["times"] = self.times.to_wire()
+        return wire
 
     @staticmethod
     def from_wire(obj: Any) -> Table:
-        body = read_map(obj, {"version", "game", "length", "players", "nonce", "date"}, "a START")
-        version = body["version"]
-        if type(version) is not int or version != LOG_VERSION:
-            raise BodyError(f"this game speaks protocol version {describe(version)}; this p2pwhist speaks version "
+        version = obj.get("version") if type(obj) is dict else None
+        if type(version) is not int or version not in READ_VERSIONS:
+            raise UnknownTable(f"this game speaks protocol version {describe(version)}; this p2pwhist speaks version "
                             f"{LOG_VERSION} and cannot play, resume or verify it")
-        game = read_config(lambda: game_from_wire(body["game"]))
+        keys = {"version", "game", "length", "players", "nonce", "date"} | ({"times"} if version >= 3 else set())
+        body = read_map(obj, keys, "a START")
+        try:
+            game = game_from_wire(body["game"])
+        except UnknownGame as error:
+            raise UnknownTable(str(error)) from None
+        except ConfigError as error:
+            raise BodyError(str(error)) from None
         length = read_config(lambda: MatchLength.from_wire(body["length"]))
+        if length.hands is not None and length.minutes is not None:
+            raise BodyError("a match length names at most one of hands and minutes (session.md §3)")
         players = body["players"]
         if type(players) is not list or len(players) != game.players:
             raise BodyError(f"the game is for {game.players} players, the table lists {describe(players)}")
@@ -188,7 +240,8 @@ class Table:
         if type(nonce) is not bytes or len(nonce) != NONCE_SIZE:
             raise BodyError(f"the nonce is {NONCE_SIZE} bytes, not {describe(nonce)}")
         date = read_text(body["date"], MAX_NAME, "the date")
-        return Table(game, length, seated, nonce, date)
+        times = TimeLimits.from_wire(body["times"]) if version >= 3 else None
+        return Table(game, length, seated, nonce, date, times, version)
 
 
 # -- the log's other bodies ------------------------------------------------------------------

@@ -26,11 +26,11 @@ from p2pwhist.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.base import ConfigError
 from p2pwhist.games.registry import GAMES
 from p2pwhist.home import HomeError, secrets_path, unfinished_games
-from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT
+from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT, MAX_LIMIT, MIN_MOVE, MIN_WAIT
 from p2pwhist.text import match_line
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui.scoresheet import scoresheet
-from p2pwhist.verify import verify
+from p2pwhist.verify import Verdict, first_partings, unreadable, verify
 
 EXIT_PEER = 1
 EXIT_USAGE = 2
@@ -44,7 +44,7 @@ Box Whist (--game boxwhist, 2-4 players) and Bradley's Box (--game box, 2-6 play
   p2pwhist join HOST[:PORT]  sit down at someone's table
   p2pwhist resume [FILE]     go back to a game that stopped (a crash, Ctrl-C, a lost connection)
   p2pwhist rules [GAME]      how to play a game (without GAME: the games)
-  p2pwhist verify FILE       check a recorded game
+  p2pwhist verify FILE...    check recorded games (several: where those of one game part)
   p2pwhist show FILE         print a recorded game like a score sheet
 
 Set P2PWHIST_HOME to keep identity, known peers and saved games somewhere else
@@ -72,14 +72,19 @@ def _port(text: str) -> int:
     return value
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError("must be between 0 and 86400 seconds")
-    return value
+def _limit(floor: int) -> Callable[[str], int]:
+    """A time limit of the table: whole seconds, from ``floor`` to ``MAX_LIMIT``."""
+
+    def seconds(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
+        if not floor <= value <= MAX_LIMIT:
+            raise argparse.ArgumentTypeError(f"must be between {floor} and {MAX_LIMIT} seconds")
+        return value
+
+    return seconds
 
 
 # Every game has these bots (its registry entry says which it has).
@@ -104,14 +109,19 @@ def _peer_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: a new file under $P2PWHIST_HOME/games)")
     parser.add_argument("--identity", type=Path, help="your key file (default: $P2PWHIST_HOME/identity.pem, "
                         "created on first use)")
-    parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT,
-                        help="the most seconds a player may take over one move (or any message); past it they "
-                        f"forfeit the match, and the others are told as the time runs (default {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("--wait", type=_seconds, default=DEFAULT_WAIT,
-                        help="seconds the table waits for a player whose connection was lost to come back (they "
-                        "run the same command again, or p2pwhist resume; a joiner reconnects by itself); past it "
-                        f"they forfeit the match (default {DEFAULT_WAIT:g})")
     _plain_argument(parser)
+
+
+def _limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The table's time limits: the host sets them, START carries them, every seat signs them."""
+    parser.add_argument("--timeout", type=_limit(MIN_MOVE), default=DEFAULT_TIMEOUT,
+                        help=f"the most seconds a player may take over one move (or any message), {MIN_MOVE} or "
+                        "more; past it they forfeit the match, and the others are told as the time runs. Part of "
+                        f"the table every player signs (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--wait", type=_limit(MIN_WAIT), default=DEFAULT_WAIT,
+                        help=f"seconds, {MIN_WAIT} or more, the table waits for a player whose connection was lost "
+                        "to come back (they run the same command again, or p2pwhist resume; a joiner reconnects "
+                        f"by itself); past it they forfeit the match (default {DEFAULT_WAIT:g})")
 
 
 def _level_argument(parser: argparse.ArgumentParser) -> None:
@@ -162,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(with neither: play on as long as everyone wishes; after each hand each person "
                         "is asked, and the first 'no' ends the match)")
     _peer_arguments(host_)
+    _limit_arguments(host_)
 
     join_ = commands.add_parser("join", help="join a table at HOST[:PORT]",
                                 description="Connect to a host and play the seat it gives you.")
@@ -172,13 +183,22 @@ def build_parser() -> argparse.ArgumentParser:
                        "fingerprint; when it has, you are not asked whether to trust the host")
     _peer_arguments(join_)
 
-    verify_ = commands.add_parser("verify", help="check a recorded game's transcript",
+    verify_ = commands.add_parser("verify", help="check recorded games' transcripts",
                                   description="Check every signature, the chain, every deck step (recomputed from "
-                                  "the revealed secrets), every move with every card known, and every result. "
-                                  "Exit 0: valid; 1: invalid (the first bad message and who is responsible); "
-                                  "2: unreadable file.")
-    verify_.add_argument("path", type=Path, metavar="FILE", help="a transcript (.p2pw) file")
-    verify_.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+                                  "the revealed secrets), every move with every card known, and every result; "
+                                  "for a match settled by a seat leaving, say what the log proves of it (its own "
+                                  "ABORT, or a FORFEIT and who signed it). With several files, each is judged in "
+                                  "turn (its verdict's first line names it), then, for files of the same game "
+                                  "(the same first message), the first message at which two of them differ: "
+                                  "'a.p2pw and b.p2pw part at message 57: a.p2pw holds alice's FORFEIT naming "
+                                  "bob, b.p2pw holds bob's PLAY'. A file that ends inside a message is judged as far "
+                                  "as it goes. Exit 0: all valid; 1: any invalid (the first bad message, and who "
+                                  "is responsible where the log proves it); 2: any file that is no transcript.")
+    verify_.add_argument("paths", type=Path, nargs="+", metavar="FILE", help="a transcript (.p2pw) file")
+    verify_.add_argument("--json", action="store_true", help="print one JSON object instead of text (for a file "
+                         "that is no transcript too: \"valid\" false, and why in \"error\"); with several files, "
+                         "an array of them, in order, each with its \"file\" and where it \"parted\" from another "
+                         "file of its game (null if it did not)")
     show = commands.add_parser("show", help="print a recorded game as a score sheet",
                                description="Print each hand like a PBN record: tags, the deal, one line per trick, "
                                "the result; then the match table. The game is verified first.")
@@ -316,29 +336,65 @@ def _player_counts(counts: tuple[int, ...]) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    verdict = verify(read_transcript(args.path))
+    paths: list[Path] = args.paths
+    if len(paths) == 1:
+        try:
+            verdict = verify(read_transcript(paths[0]))
+        except TranscriptError as error:  # no transcript at all: one line, exit 2, in ``main``
+            if args.json:  # and still one JSON object on standard output
+                print(json.dumps(unreadable(error).to_json()))
+            raise
+        print(json.dumps(verdict.to_json()) if args.json else "\n".join(_verdict_lines(verdict)))
+        return 0 if verdict.valid else EXIT_PEER
+    labels = [str(path) for path in paths]
+    # Read together first, a message of each at a time; each file is then judged alone, and
+    # only its verdict's words kept, not its log.
+    partings = first_partings([read_transcript(path) for path in paths])
+    reports: list[dict[str, object]] = []
+    missing = invalid = False
+    for index, (path, label) in enumerate(zip(paths, labels)):
+        try:
+            verdict = verify(read_transcript(path))
+        except TranscriptError as error:
+            missing = True
+            print(f"p2pwhist: {label}: {error}", file=sys.stderr)
+            reports.append({"file": label, **unreadable(error).to_json(), "parted": None})
+            continue
+        invalid |= not verdict.valid
+        if args.json:
+            parted = next((p.to_json(labels) for p in partings if index in p.transcripts), None)
+            reports.append({"file": label, **verdict.to_json(), "parted": parted})
+        else:
+            first, *rest = _verdict_lines(verdict)
+            print("\n".join([f"{label}: {first}", *rest, ""]))
     if args.json:
-        print(json.dumps(verdict.to_json()))
-    elif verdict.valid:
-        table = verdict.session.table  # type: ignore[union-attr]
-        players = ", ".join(f"{p.name} ({p.fingerprint})" for p in table.players)
-        state = "complete" if verdict.complete else "unfinished"
-        print(f"valid, {state}: {table.game.name}, {len(verdict.hands)} hands, players {players}")
-        session = verdict.session
-        names = [p.name for p in table.players]
-        leaver, outcome = session.leaver, session.outcome  # type: ignore[union-attr]
-        if leaver is not None and outcome is not None:
-            print(f"{names[leaver.seat]} (seat {leaver.seat}) left the match at message {leaver.seq} and "
-                  f"forfeits it: {leaver.reason}")
-            print(match_line(names, outcome.points, outcome.winner, leaver.seat))
-        elif verdict.complete and session.match is not None:  # type: ignore[union-attr]
-            print(match_line(names, session.match.points, session.match.winner))  # type: ignore[union-attr]
-        if verdict.stopped:
-            print(f"unfinished: {verdict.stopped}")
-        print(f"head {verdict.head.hex()}")
+        print(json.dumps(reports))
     else:
-        print(f"INVALID: {verdict.error}")
-    return 0 if verdict.valid else 1
+        for parting in partings:
+            print(parting.line(labels))
+    return EXIT_USAGE if missing else EXIT_PEER if invalid else 0
+
+
+def _verdict_lines(verdict: Verdict) -> list[str]:
+    """A verdict in words: valid or not, how the match ended or why it stopped, the head."""
+    if not verdict.valid:
+        return [f"INVALID: {verdict.error}"]
+    session = verdict.session
+    assert session is not None  # a valid transcript has a usable START
+    table = session.table
+    players = ", ".join(f"{p.name} ({p.fingerprint})" for p in table.players)
+    state = "complete" if verdict.complete else "unfinished"
+    lines = [f"valid, {state}: {table.game.name}, {len(verdict.hands)} hands, players {players}"]
+    names = [p.name for p in table.players]
+    settlement, outcome = verdict.settlement, session.outcome
+    if settlement is not None and outcome is not None:
+        lines += [settlement.line(names), match_line(names, outcome.points, outcome.winner, settlement.seat)]
+    elif verdict.complete and session.match is not None:
+        lines.append(match_line(names, session.match.points, session.match.winner))
+    if verdict.stopped:
+        lines.append(f"unfinished: {verdict.stopped}")
+    lines.append(f"head {verdict.head.hex()}")
+    return lines
 
 
 def _show(args: argparse.Namespace) -> int:

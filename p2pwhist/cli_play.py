@@ -28,6 +28,7 @@ from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry
 from p2pwhist.home import KnownPeers, identity_fingerprint, load_identity, secrets_path
+from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
 from p2pwhist.local import LocalMatch, play_match
 from p2pwhist.net import (
     Agent,
@@ -162,12 +163,13 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
         key=key,
         agent=display.agent(),
         transcript=args.transcript,
-        timeout=args.timeout,
+        # The table's limits, a host's to set (START carries them); a joiner plays by the table's.
+        timeout=getattr(args, "timeout", DEFAULT_TIMEOUT),
         known=known,
         ask=_asker(args.bot),
         report=display.full.report if display.full is not None else partial(print, flush=True),
         on_event=display.on_event,
-        wait=args.wait,
+        wait=getattr(args, "wait", DEFAULT_WAIT),
         command=args.argv,
         resume=resume,
     )
@@ -232,8 +234,8 @@ def join_command(args: argparse.Namespace) -> int:
     return 0
 
 
-# The computer players of ``play`` wait for a person: give them a day rather than minutes.
-PLAY_BOT_TIMEOUT = 86400.0
+# The computer players of ``play`` wait for a person: the table gives a move a day, not minutes.
+PLAY_BOT_TIMEOUT = 86400
 
 
 def play_command(args: argparse.Namespace) -> int:
@@ -268,7 +270,7 @@ def play_command(args: argparse.Namespace) -> int:
                 for seat in range(1, game.players):  # one at a time, so that each sits where it is named
                     name = _bot_name(args.bot, seat)
                     command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", args.bot,
-                               "--name", name, "--timeout", str(PLAY_BOT_TIMEOUT)]
+                               "--name", name]
                     if args.level is not None:
                         command += ["--level", args.level]
                     env = {**os.environ, "P2PWHIST_HOME": str(Path(homes) / f"bot{seat}")}

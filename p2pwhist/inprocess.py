@@ -20,11 +20,14 @@ from p2pwhist.session import Need, Session, start_message
 from p2pwhist.signed import public_bytes
 
 
-def open_table(game: Game, length: MatchLength, rng: random.Random) -> list[Session]:
-    """START a table and give every seat its session; secrets come from ``rng`` (tests only:
-    real peers use OS randomness)."""
-    keys = [Ed25519PrivateKey.generate() for _ in range(game.players)]
-    players = tuple(Player(f"seat{i}", public_bytes(k.public_key())) for i, k in enumerate(keys))
+def open_table(game: Game, length: MatchLength, rng: random.Random,
+               names: Sequence[str] | None = None) -> list[Session]:
+    """START a table and give every seat its session; keys and secrets come from ``rng``
+    (tests only: real peers use OS randomness), so that one seed plays one game. The players
+    are ``names``, by default seat0, seat1, ..."""
+    keys = [Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)) for _ in range(game.players)]
+    names = names or [f"seat{i}" for i in range(game.players)]
+    players = tuple(Player(name, public_bytes(k.public_key())) for name, k in zip(names, keys, strict=True))
     table = Table(game, length, players, rng.randbytes(32))
     start = start_message(keys[0], table)
     return [Session(start, seat, key, lambda: rng.randbytes(32)) for seat, key in enumerate(keys)]

@@ -8,3 +8,9 @@ DEFAULT_PORT = 7878
 DEFAULT_TIMEOUT = 600.0
 # How long the table waits for a seat whose connection was lost (--wait).
 DEFAULT_WAIT = 300.0
+# The floors of the limits a table agrees in START (session.md §7.3): a person needs a few
+# seconds for a move, a connection a few to come back, and every seat that co-signs a forfeit
+# checks the time on its own clock, which a relayed message reaches seconds late at worst.
+MIN_MOVE = 10
+MIN_WAIT = 10
+MAX_LIMIT = 2 * 86400

@@ -28,7 +28,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.addresses import addresses, join_commands
-from p2pwhist.bodies import Player, Table
+from p2pwhist.bodies import Player, Table, TimeLimits
 from p2pwhist.gamefiles import GameFiles, our_unfinished, reopen, unfinished
 from p2pwhist.games.base import ConfigError, Game, Play
 from p2pwhist.games.match import MatchLength
@@ -76,8 +76,10 @@ from p2pwhist.transcript import TranscriptError
 from p2pwhist.wire import LENGTH, frame
 
 RECEIVE_CHUNK = 65536
-# A write to a peer that has stopped reading blocks once the buffers between us are full; a
-# peer that takes longer than this to read one frame is gone, and is treated as lost.
+# A write to a peer that has stopped reading blocks once the buffers between us are full. A
+# frame that has not left this long after it was queued means the peer reads too slowly, or
+# not at all: it is gone, and is treated as lost. Counted from the queueing, not from the
+# write, so a reader taking one frame just inside the limit cannot make the queue grow.
 SEND_TIMEOUT = 20.0
 # Closing at the end of a game: what we still have to say is given this long to leave.
 PART_TIMEOUT = 1.0
@@ -120,8 +122,12 @@ class PeerOptions:
     key: Ed25519PrivateKey
     agent: Agent
     transcript: Path | None
-    timeout: float = DEFAULT_TIMEOUT  # the most one seat may take over one message
-    wait: float = DEFAULT_WAIT  # how long the table waits for a seat whose connection was lost
+    # A host's: the table's limits, which START carries and every seat signs (whole seconds, at
+    # least bodies.MIN_MOVE and MIN_WAIT): the most one seat may take over one message, and how
+    # long the table waits for a seat whose connection was lost. A joiner plays by the table's;
+    # its ``wait`` only bounds how long it tries to reach a host that may be restarting.
+    timeout: float = DEFAULT_TIMEOUT
+    wait: float = DEFAULT_WAIT
     known: KnownPeers | None = None  # None: trust every key (no memory of keys)
     # Asks our person a yes-or-no question about a new key; None: nobody to ask (a bot).
     ask: Callable[[str], Awaitable[bool]] | None = None
@@ -266,9 +272,13 @@ class _Conn:
     """One connection of the edge's: its link, what is queued for it, and its tasks."""
 
     link: Link
-    outbox: trio.MemorySendChannel[bytes]
-    inbox: trio.MemoryReceiveChannel[bytes]
+    outbox: trio.MemorySendChannel[tuple[bytes, float]]  # each frame, and when it was queued
+    inbox: trio.MemoryReceiveChannel[tuple[bytes, float]]
     readable: trio.Event = field(default_factory=trio.Event)  # set: the machine may take its next frame
+    # The machine has been handed its Opened. Until then it knows nothing of this connection,
+    # and its answers about it (``reading``, ``frame_limit``) are about none: the reader would
+    # take a None limit for "read no more" and never read the newcomer's HELLO.
+    announced: bool = False
     tasks: trio.CancelScope = field(default_factory=trio.CancelScope)
     close_by: float | None = None  # set by Close: flush until then, then part (or, given no time, close)
     graceful: bool = False  # part: say we are done and hear the peer out, so our last words arrive
@@ -316,6 +326,8 @@ class _Edge:
                 with trio.move_on_at(math.inf if deadline is None else deadline):
                     event = await self._events.receive()
                 if event is not None:
+                    if isinstance(event, Opened) and (conn := self.conns.get(event.conn)) is not None:
+                        conn.announced = True
                     self._do(self.machine.handle(event, trio.current_time()))  # type: ignore[arg-type]
             await self._part()
             nursery.cancel_scope.cancel()
@@ -334,7 +346,8 @@ class _Edge:
         for action in actions:
             self._act(action)
         for conn_id, conn in self.conns.items():
-            if not conn.readable.is_set() and conn.lost is None and self.machine.reading(conn_id):
+            # One accepted while the loop was busy (its Opened still waiting) is not the machine's yet.
+            if conn.announced and not conn.readable.is_set() and conn.lost is None and self.machine.reading(conn_id):
                 conn.readable.set()
         if self._after is not None:
             self._after()
@@ -344,7 +357,7 @@ class _Edge:
         if isinstance(action, Send):
             conn = self.conns.get(action.conn)
             if conn is not None and conn.close_by is None and conn.lost is None:  # a lost one: the machine hears next
-                conn.outbox.send_nowait(action.payload)
+                conn.outbox.send_nowait((action.payload, trio.current_time()))
         elif isinstance(action, Close):
             conn = self.conns.get(action.conn)
             if conn is not None and conn.close_by is None:
@@ -399,7 +412,7 @@ class _Edge:
 
     def _add(self, stream: trio.abc.Stream) -> int:
         self._ids += 1
-        outbox, inbox = trio.open_memory_channel[bytes](math.inf)
+        outbox, inbox = trio.open_memory_channel[tuple[bytes, float]](math.inf)
         self.conns[self._ids] = _Conn(Link(stream), outbox, inbox)
         self._nursery.start_soon(self._serve, self._ids)  # type: ignore[union-attr]
         return self._ids
@@ -408,11 +421,15 @@ class _Edge:
         """A connection's reader and writer, until it is closed or lost; then it is parted, and
         the machine hears of its end, once, from here (a task still posting could be cancelled)."""
         conn = self.conns[conn_id]
-        with conn.tasks:
-            async with trio.open_nursery() as both:
-                both.start_soon(self._read, conn_id, conn)
-                await self._write(conn_id, conn)
-                both.cancel_scope.cancel()
+        try:
+            with conn.tasks:
+                async with trio.open_nursery() as both:
+                    both.start_soon(self._read, conn_id, conn)
+                    await self._write(conn_id, conn)
+                    both.cancel_scope.cancel()
+        except trio.Cancelled:  # the edge itself is ending (one accepted as it parted): close all the same
+            await trio.aclose_forcefully(conn.link.stream)
+            raise
         await conn.link.part() if conn.graceful else await _aclose(conn.link.stream)
         del self.conns[conn_id]
         if self.result is None:  # one the machine closed hears of it too, as of any other
@@ -432,8 +449,8 @@ class _Edge:
             await self._post(Received(conn_id, payload))
 
     async def _write(self, conn_id: int, conn: _Conn) -> None:
-        async for payload in conn.inbox:
-            deadline = trio.current_time() + SEND_TIMEOUT
+        async for payload, queued in conn.inbox:
+            deadline = queued + SEND_TIMEOUT
             if conn.close_by is not None:
                 deadline = min(deadline, conn.close_by)
             with trio.move_on_at(deadline) as scope:
@@ -444,7 +461,7 @@ class _Edge:
                     return
             if scope.cancelled_caught:
                 if conn.close_by is None:
-                    self._lose(conn_id, conn, f"stopped reading: a write waited {SEND_TIMEOUT:g} s")
+                    self._lose(conn_id, conn, f"stopped reading: a frame waited {SEND_TIMEOUT:g} s to leave")
                 return
 
     def _lose(self, conn_id: int, conn: _Conn, reason: str, sample: bytes | None = None, bad: bool = False) -> None:
@@ -579,6 +596,7 @@ async def host(options: PeerOptions, table_options: HostOptions,
             raise ConfigError(f"you joined the game in {returning.path}: resume it with p2pwhist resume")
     else:
         returning = None
+    times = TimeLimits(round(options.timeout), round(options.wait))  # a wrong one is refused before we listen
     port = 0
     if listeners is None:
         try:
@@ -592,7 +610,8 @@ async def host(options: PeerOptions, table_options: HostOptions,
 
     def create(action: Action) -> tuple[Session, GameFiles]:
         assert isinstance(action, Begin)
-        table = Table(game, table_options.length, action.players, secrets.token_bytes(32), time.strftime("%Y-%m-%d"))
+        table = Table(game, table_options.length, action.players, secrets.token_bytes(32), time.strftime("%Y-%m-%d"),
+                      times)
         start = start_message(key, table)
         made = GameFiles.create(options.transcript, start, options.command)
         options.report(f"All seats taken: {', '.join(p.name for p in action.players)}. Transcript: {made.path}")
@@ -629,6 +648,8 @@ async def host(options: PeerOptions, table_options: HostOptions,
             nursery.cancel_scope.cancel()
     finally:
         _close_files(edge, options)
+        for listener in listeners:  # whoever comes now is refused, not left in a backlog nobody reads
+            await trio.aclose_forcefully(listener)
     outcome = _finished(result)
     assert edge.files is not None and machine.peer is not None
     return GameRecord(outcome, edge.files.path, machine.peer.session.table)
@@ -661,6 +682,9 @@ async def _accept(listener: trio.abc.Listener, edge: _Edge) -> None:
                 raise
             await trio.sleep(0.1)  # out of descriptors: those we hold will close
             continue
+        if edge.result is not None:  # the table has finished as it came: as to a closed port
+            await trio.aclose_forcefully(stream)
+            return
         await edge.accept(stream)
 
 

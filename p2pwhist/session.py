@@ -48,7 +48,9 @@ from p2pwhist.bodies import (
     kind_of_type,
     one_line,
 )
+from p2pwhist.cards import Card
 from p2pwhist.deck import (
+    Claim,
     Commitment,
     Deck,
     DeckParams,
@@ -131,7 +133,8 @@ class BrokenChain(RemoteError):
 
 class Convicted(RemoteError):
     """The protocol itself reached this verdict (a dispute settled by the audit): every peer
-    derives it from the log, so nobody needs to be told."""
+    derives it from the log, so nobody needs to be told. ``seq`` is the message that completed
+    the audit's input, where the verdict lands (session.md §5)."""
 
 
 class Aborted(SessionError):
@@ -242,6 +245,7 @@ class Session:
         self.outcome: Outcome | None = None
         self._error: SessionError | None = None
         self._anomaly: UnattributedDeckError | None = None  # a bad reveal we must dispute
+        self._blind_round: int | None = None  # a blind card whose keys round is under way
         self._open_deck: Deck | None = None  # the deck whose cards are being revealed
         self._published: list[set[int]] = []  # per seat, the positions it has published keys for
         self._begun = False  # every seat has accepted: from now on, leaving forfeits the match
@@ -284,7 +288,7 @@ class Session:
             return Need.DONE  # over, or over for us: we were declared forfeit
         if self._turn.seat != self.seat:
             return Need.PEER
-        return Need.SEND if self._anomaly is not None else self._turn.need
+        return Need.SEND if self._to_dispute is not None else self._turn.need
 
     @property
     def waiting_for(self) -> int | None:
@@ -319,8 +323,9 @@ class Session:
             raise LocalError(f"it is not our turn to send (waiting for {need.value})")
         turn = self._turn
         assert turn is not None and turn.make is not None and self._key is not None
-        if self._anomaly is not None:  # our turn comes: dispute the bad reveal instead
-            dispute = Dispute(self._anomaly.position, one_line(str(self._anomaly)))
+        anomaly = self._to_dispute
+        if anomaly is not None:  # our turn comes: dispute the bad reveal instead
+            dispute = Dispute(anomaly.position, one_line(str(anomaly)))
             message = seal(self._key, len(self.log), self.head, self.seat, dispute)
             self._take_dispute(message, dispute)
             return message
@@ -369,19 +374,22 @@ class Session:
         """``receive`` for a message already parsed, as ``read_transcript`` yields a file's."""
         return self.take(self.check_parsed(message, via, signature_checked))
 
-    def check(self, raw: bytes, via: int) -> SignedMessage:
+    def check(self, raw: bytes, via: int, fatal: bool = True) -> SignedMessage:
         """The envelope checks alone, which change nothing: well formed, validly signed by the
         seat it names, carried by that seat's connection (or the host's), and next in the log.
         A relay forwards what passes, then ``take``s it. A message failing here is blamed on
-        ``via``, the connection that carried it: it proves nothing against the seat it names."""
+        ``via``, the connection that carried it: it proves nothing against the seat it names.
+        Not ``fatal``, a failure leaves the session as it was: a peer in play drops the
+        connection that carried it and goes on (session.md §5); a verifier ends there."""
         self._check_alive()
         try:
             message = parse(raw)
         except SignatureError as error:
-            raise self._fail(BadMessage(via, str(error), len(self.log))) from None
-        return self.check_parsed(message, via)
+            raise self._refuse(BadMessage(via, str(error), len(self.log)), fatal) from None
+        return self.check_parsed(message, via, fatal=fatal)
 
-    def check_parsed(self, message: SignedMessage, via: int, signature_checked: bool = False) -> SignedMessage:
+    def check_parsed(self, message: SignedMessage, via: int, signature_checked: bool = False,
+                     fatal: bool = True) -> SignedMessage:
         """``check`` for a message already parsed. ``signature_checked`` says the caller has
         checked ``message``'s signature against this table's key for the seat it names
         (``verify`` has a helper process do it, p2pwhist.signatures)."""
@@ -391,18 +399,21 @@ class Session:
                 players = self.table.players
                 message.verify(players[message.seat].key if message.seat < len(players) else b"")
             except SignatureError as error:
-                raise self._fail(BadMessage(via, str(error), len(self.log))) from None
+                raise self._refuse(BadMessage(via, str(error), len(self.log)), fatal) from None
         seq = len(self.log)
         if via not in (message.seat, HOST):
             # Only the host relays: a joiner's connection carries that joiner's messages alone.
-            raise self._fail(RemoteError(via, f"sent a message signed by seat {message.seat}", seq))
+            raise self._refuse(BadMessage(via, f"sent a message signed by seat {message.seat}", seq), fatal)
         if message.seq != seq or message.prev != self.head:
             reason = (
                 f"message {message.seq} from seat {message.seat} does not follow this peer's message {seq - 1}: "
                 "a reordered, replayed or dropped message, or a relay showing peers different histories"
             )
-            raise self._fail(BrokenChain(via, reason, message.seq))
+            raise self._refuse(BrokenChain(via, reason, message.seq), fatal)
         return message
+
+    def _refuse(self, error: RemoteError, fatal: bool) -> RemoteError:
+        return self._fail(error) if fatal else error  # type: ignore[return-value]
 
     def take(self, message: SignedMessage) -> SignedMessage:
         """Take a message that passed ``check``: the schedule, then its body."""
@@ -412,8 +423,11 @@ class Session:
         if isinstance(body, Abort):
             self.log.append(message)
             culprit = body.culprit if body.culprit is not None and body.culprit < self.players else None
-            if culprit in (None, message.seat) and self._begun and self._leaver is None:
-                self._settle_forfeit(message.seat, body.reason, message.seq)  # leaving costs the match
+            if self._begun and self._leaver is None:
+                # Leaving costs the match, whatever the blame (session.md §7.3): the sender's ABORT
+                # follows every message we took, so any message it refused is one we found good.
+                self._settle_forfeit(message.seat, body.reason, message.seq,
+                                     culprit if culprit != message.seat else None)
             raise self._fail(Aborted(message.seat, body.reason, culprit))
         if isinstance(body, Forfeit) and self._leaver is None:
             self._take_forfeit(message, body)
@@ -423,12 +437,13 @@ class Session:
             self._take_dispute(message, body)
             return message
         if turn is None:
-            raise self._fail(RemoteError(message.seat, "sent a message after the match ended", seq))
+            raise self._refuse_taken(message, RemoteError(message.seat, "sent a message after the match ended", seq))
         if message.seat != turn.seat or message.kind is not turn.kind:
-            raise self._fail(RemoteError(
+            raise self._refuse_taken(message, RemoteError(
                 message.seat, f"sent {message.kind.value} out of turn (expected {turn.kind.value} from seat {turn.seat})", seq))
         if message.seat == self.seat:
-            raise self._fail(RemoteError(HOST, "relayed a message signed with our own key that we never sent", seq))
+            raise self._refuse_taken(message, RemoteError(
+                HOST, "relayed a message signed with our own key that we never sent", seq))
         self._take(message)
         return message
 
@@ -439,8 +454,14 @@ class Session:
             raise LocalError("an observer sends nothing")
         message = seal(self._key, len(self.log), self.head, self.seat, Abort(one_line(reason), culprit))  # type: ignore[arg-type]
         self.log.append(message)
-        if culprit in (None, self.seat) and self._begun and self._leaver is None:
-            self._settle_forfeit(self.seat, reason, message.seq)  # leaving costs the match
+        # Leaving costs the match, unless we stop over a message of the culprit's that the log
+        # holds and every other seat refuses as we did (a proven breach).
+        error = self._error
+        proven = isinstance(error, RemoteError) and not isinstance(error, Convicted) and error.seat == culprit \
+            and culprit != self.seat
+        if self._begun and self._leaver is None and not proven:
+            self._settle_forfeit(self.seat, reason, message.seq,  # type: ignore[arg-type]
+                                 culprit if culprit not in (None, self.seat) else None)
         self._error = self._error or Aborted(self.seat, reason, culprit)  # type: ignore[arg-type]
         return message
 
@@ -483,6 +504,13 @@ class Session:
         self._error = error
         self._turn = None
         return error
+
+    def _refuse_taken(self, message: SignedMessage, error: RemoteError) -> SessionError:
+        """Refuse ``message``, which passed the envelope, for ``error``: it goes in the log
+        first, as every peer records it before judging it, so that the evidence is in every
+        transcript and our ABORT follows it (session.md §5)."""
+        self.log.append(message)
+        return self._fail(error)
 
     def _take(self, message: SignedMessage) -> None:
         """Append ``message``, of our turn or a peer's that ``take`` checked, and run the schedule on."""
@@ -554,6 +582,9 @@ class Session:
         self.log.append(message)
         if deck is None:
             raise self._fail(self._remote(message, "disputed a reveal when no deck is being revealed"))
+        if self._leaver is not None:  # no audit changes a settled result (session.md §5)
+            raise self._fail(self._remote(
+                message, "disputed a reveal after a forfeit settled the match: what is left is signatures on its result"))
         self._script = self._dispute(deck, message.seat, dispute.position)
         self._advance(lambda: next(self._script), message)
 
@@ -566,6 +597,8 @@ class Session:
             return "the match is over: its result follows from the log, whoever signs FINAL"
         if notice.seat == sender:
             return "a seat does not declare its own forfeit: it leaves with ABORT"
+        if notice.seat == self.seat:
+            return "it names this seat, which is here to say otherwise: a seat never signs its own forfeit"
         if notice.seat >= self.players or notice.seat not in (turn.seat, HOST):
             return (f"it names seat {notice.seat}, but only the seat whose message is due (seat {turn.seat}) "
                     "or the host forfeits")
@@ -576,16 +609,16 @@ class Session:
         the seat it names, and what is left of the log is the other seats' signatures on it,
         then on the match result."""
         refusal = self._forfeit_refusal(message.seat, notice)
+        self.log.append(message)  # refused or not: every peer records it before judging it (session.md §5)
         if refusal is not None:
             raise self._fail(self._remote(message, f"declared a forfeit it may not: {refusal}"))
-        self.log.append(message)
         self._settle_forfeit(notice.seat, notice.reason, message.seq)
         self._anomaly = None  # the match is settled: a pending dispute no longer matters
         self._script = self._forfeit_signatures(notice, message.seat)
         self._advance(lambda: next(self._script), message)
 
-    def _settle_forfeit(self, seat: int, reason: str, seq: int) -> None:
-        self._leaver = Forfeited(seat, reason, seq)
+    def _settle_forfeit(self, seat: int, reason: str, seq: int, blamed: int | None = None) -> None:
+        self._leaver = Forfeited(seat, reason, seq, blamed)
         match = self.match
         if match is None:  # during the cut: nobody has points
             points = (0,) * self.players
@@ -629,7 +662,7 @@ class Session:
         yield from self._open(cut_deck, deck)
         verdict = cut_deck.audit()
         if verdict.deviation is not None:
-            raise Convicted(verdict.deviation.seat, f"cheated in the cut: {verdict.deviation}")
+            raise Convicted(verdict.deviation.seat, f"cheated in the cut: {verdict.deviation}", len(self.log) - 1)
         assert verdict.cards is not None  # every pass checked out (deck.md §8)
         self.match = match = Match.after_cut(self.game, self.table.length, verdict.cards[:n])
         while (yield from self._another_hand(match)):
@@ -704,6 +737,14 @@ class Session:
             self._note_anomaly(error)
             return ()
 
+    @property
+    def _to_dispute(self) -> UnattributedDeckError | None:
+        """The bad reveal our next message disputes, if any. Not that of a blind card whose
+        keys round is under way: the round's end judges it for every seat alike
+        (``_blind_card``), so a seat that sees it early sends its keys all the same."""
+        anomaly = self._anomaly
+        return None if anomaly is None or anomaly.position == self._blind_round else anomaly
+
     def _note_anomaly(self, error: UnattributedDeckError) -> None:
         """A reveal went wrong, and perhaps only we can see it: we dispute it at our next turn,
         a moment every seat agrees on (session.md §5). An observer waits for the dispute, or
@@ -731,7 +772,9 @@ class Session:
         """A closed box card played blind is shown to all before the move is applied: every
         seat in order, from seat 0, publishes everything it owes, that card included."""
         seen_by = [hand.visible_to(seat) | {position} for seat in range(self.players)]
+        self._blind_round = position
         yield from self._publish(deck, seen_by, range(self.players), learn)
+        self._blind_round = None
 
     def _publish(self, deck: Deck, seen_by: list[frozenset[int]], seats, learn: Callable[[Revealed], None],
                  needed: frozenset[int] | None = None) -> Script:
@@ -771,8 +814,10 @@ class Session:
         yield from self._open(deck)
         deviation = deck.audit().deviation
         if deviation is not None:
-            raise Convicted(deviation.seat, f"cheated in the deal ({deviation}); found at position {position}")
-        raise Convicted(accused, f"disputed position {position}, which the audit found dealt correctly")
+            raise Convicted(deviation.seat, f"cheated in the deal ({deviation}); found at position {position}",
+                            len(self.log) - 1)
+        raise Convicted(accused, f"disputed position {position}, which the audit found dealt correctly",
+                        len(self.log) - 1)
 
     def _hand(self, match: Match, deck: Deck) -> Generator[_Turn, SignedMessage, Deck]:
         """One hand on ``deck``, committed to already; returns the next hand's deck, to which
@@ -798,9 +843,11 @@ class Session:
                 hand.check(move)  # before a blind card is revealed: its legality needs no card
                 if blind:
                     yield from self._reveal_blind(deck, hand, move.position, learn)
-                    if deck.known_card(move.position) is None:
-                        # Revealed to all, and it decrypts to no card for all: open at once.
+                    card = self._blind_card(deck, hand, move.position)
+                    if card is None:
                         yield from self._dispute(deck, message.seat, move.position)
+                    elif deck.known_card(move.position) is None:  # we saw it elsewhere: noted, disputed at our turn
+                        learn(Revealed(move.position, card))
                 hand.apply(move)
             except IllegalMove as illegal:
                 raise self._remote(message, illegal.rule) from None
@@ -813,6 +860,20 @@ class Session:
         match.record(self._judge(deck, match, hand, moves))
         self._tell_hand_over(match)
         return following
+
+    def _blind_card(self, deck: Deck, hand: HandState, position: int) -> Card | None:
+        """The card that a closed box card played blind decrypts to once its keys round is
+        over, read from the published keys alike by every seat and a verifier; None if the log
+        alone shows it false: it decrypts to no card, or to a card every seat may see at another
+        position. Every seat then opens the deck at once, at the same message (session.md §5).
+        A card that only some seats saw elsewhere is played on, so that the schedule never
+        depends on what one seat knows: each of them noted the anomaly, and disputes it at its
+        next turn."""
+        card = deck.public_card(position)
+        public = frozenset.intersection(*(hand.visible_to(seat) for seat in range(self.players))) - {position}
+        if card is None or any(deck.public_card(other) == card for other in public):
+            return None
+        return card
 
     def _make_play(self, deck: Deck, hand: HandState, move: Any) -> CardPlay:
         if not isinstance(move, Play):
@@ -844,9 +905,10 @@ class Session:
             except UnattributedDeckError as error:
                 # The claim checks out against the deck, but names a card this seat saw
                 # elsewhere: a pass duplicated it. Play on with the claimed card, and
-                # dispute at our next turn (seats that saw less may not have noticed).
+                # dispute at our next turn (seats that saw less may not have noticed). A
+                # blind card's keys round that follows decides what it is (``_blind_card``).
                 self._note_anomaly(error)
-                revealed = (Revealed(position, decoded.card),)
+                revealed = (Revealed(position, decoded.card),) if isinstance(decoded, Claim) else ()
             for item in revealed:
                 learn(item)
         self._published[message.seat].add(position)

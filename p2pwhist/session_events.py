@@ -38,11 +38,13 @@ from p2pwhist.games.match import Match
 
 @dataclass(frozen=True)
 class Forfeited:
-    """Who left the match, and why: it loses (session.md §7)."""
+    """Who left the match, and why: it loses (session.md §7.3). ``blamed``: the seat the
+    leaver's ABORT blamed, a blame the log does not prove."""
 
     seat: int
     reason: str
     seq: int  # the message that says so: the first FORFEIT, or the leaver's own ABORT
+    blamed: int | None = None
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from p2pwhist.bodies import MAX_SEATS, Body, Kind, decode, kind_of
+from p2pwhist.bodies import MAX_SEATS, Body, Kind, UnknownTable, decode, kind_of
 from p2pwhist.identity import fingerprint, public_bytes, same_fingerprint  # noqa: F401 (re-exported)
 from p2pwhist.wire import WireError, describe, pack, unpack
 
@@ -36,6 +36,11 @@ MAX_SEQ = 2**32 - 1  # far beyond any match (games.match caps its hands)
 
 class SignatureError(WireError):
     """A message whose structure, encoding, body or signature is wrong."""
+
+
+class ForeignStart(SignatureError):
+    """A START of a protocol version or a game this program does not know (``UnknownTable``):
+    refused like a malformed message, but a log it begins cannot be judged here at all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +120,8 @@ def parse(raw: bytes) -> SignedMessage:
         body = decode(kind, wire)
     except SignatureError:
         raise
+    except UnknownTable as error:
+        raise ForeignStart(str(error)) from None
     except WireError as error:
         raise SignatureError(str(error)) from None
     return SignedMessage(seq, prev, seat, kind, body, raw, signed, signature)

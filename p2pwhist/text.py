@@ -76,6 +76,13 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
+def listed(words: Sequence[str]) -> str:
+    """"alice", "alice and carol", "alice, carol and dave"."""
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"
+
+
 def tally(names: Sequence[str], counts: Sequence[int]) -> str:
     return ", ".join(f"{name} {count}" for name, count in zip(names, counts))
 
@@ -93,8 +100,18 @@ def cards_by_suit(cards: Iterable[Card], style: Style) -> str:
 
 def match_line(names: Sequence[str], points: Sequence[int], winner: int | None, left: int | None = None) -> str:
     """The match's result in one line: "Points: alice 2, bob 1; alice wins the match", or with
-    ``left`` the seat that left it: "...; bob left and forfeits, so alice wins the match"."""
-    verdict = "a drawn match" if winner is None else f"{says(names[winner], 'wins')} the match"
+    ``left`` the seat that left it: "...; bob left and forfeits, so alice wins the match". The
+    leaver never shares a result, so a match it left is never drawn: where the others share
+    the most, "...; bob left and forfeits, so nobody wins: alice and carol share the most"
+    (session.md §7.3)."""
+    if winner is not None:
+        verdict = f"{says(names[winner], 'wins')} the match"
+    elif left is None:
+        verdict = "a drawn match"
+    else:
+        remaining = [seat for seat in range(len(points)) if seat != left]
+        most = max(points[seat] for seat in remaining)
+        verdict = f"nobody wins: {listed([names[seat] for seat in remaining if points[seat] == most])} share the most"
     if left is not None:
         verdict = f"{names[left]} left and forfeits, so {verdict}"
     return f"Points: {tally(names, points)}; {verdict}"

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from p2pwhist.home import HomeError, create_private, reopen_private
-from p2pwhist.signed import SignatureError, SignedMessage, parse
+from p2pwhist.signed import ForeignStart, SignatureError, SignedMessage, parse
 from p2pwhist.wire import LENGTH, MAX_FRAME, FrameBuffer, WireError, frame
 
 MAGIC = b"P2PWHST1"
@@ -21,11 +21,23 @@ READ_CHUNK = 64 * 1024
 
 
 class TranscriptError(WireError):
-    """A file that is not a readable transcript; ``index`` is the bad message's position."""
+    """What cannot be read of a transcript: the message at position ``index`` (its frame is
+    not a message, or announces more than a frame may hold), or, with ``index`` None, the file
+    as a whole (missing, unreadable, not a transcript). ``reason`` says why, without the place."""
 
     def __init__(self, reason: str, index: int | None = None) -> None:
+        self.reason = reason
         self.index = index
         super().__init__(reason if index is None else f"message {index}: {reason}")
+
+
+class TornTranscript(TranscriptError):
+    """The file ends inside message ``index``, ``stray`` bytes into it: a crash while it was
+    written (wire.md §4)."""
+
+    def __init__(self, stray: int, index: int) -> None:
+        self.stray = stray
+        super().__init__(f"the file ends inside a message ({stray} stray bytes)", index)
 
 
 class TranscriptWriter:
@@ -61,22 +73,50 @@ def read_transcript(path: Path) -> Iterator[SignedMessage]:
     """Each message of the file in turn, parsed (structure and body; signatures and the chain
     are the verifier's job), read a chunk at a time: a reader that stops at the first bad
     message has read little more than it, and memory is bounded by the largest frame, not by
-    the file. Raises ``TranscriptError`` when it reaches something unreadable."""
+    the file. Raises ``TranscriptError`` when it reaches something unreadable. A whole frame
+    that is not a message raises it in its turn, and reading on gives the messages after it:
+    the recording peer's ABORT that answers it says whom to blame (session.md §5). A frame
+    announcing more than the limit, or the file ending inside a frame, ends the reading."""
+    return _RaisedInTurn(_messages(path))
+
+
+class _RaisedInTurn:
+    """The messages of ``items``, each error among them raised in its turn."""
+
+    def __init__(self, items: Iterator[SignedMessage | TranscriptError]) -> None:
+        self._items = items
+
+    def __iter__(self) -> _RaisedInTurn:
+        return self
+
+    def __next__(self) -> SignedMessage:
+        item = next(self._items)
+        if isinstance(item, TranscriptError):
+            raise item
+        return item
+
+
+def _messages(path: Path) -> Iterator[SignedMessage | TranscriptError]:
+    """``read_transcript``'s messages, with what cannot be read of the file as errors in their
+    place; after an error with no ``index``, or a frame that cannot be read, nothing more."""
     try:
         file = path.open("rb")
     except OSError as error:
-        raise TranscriptError(f"cannot read {path}: {error.strerror}") from None
+        yield TranscriptError(f"cannot read {path}: {error.strerror}")
+        return
     with file:
         try:
             if file.read(len(MAGIC)) != MAGIC:
-                raise TranscriptError(f"{path} is not a p2pwhist transcript (no {MAGIC.decode()} header)")
+                yield TranscriptError(f"{path} is not a p2pwhist transcript (no {MAGIC.decode()} header)")
+                return
             buffer = FrameBuffer()
             index = 0
             while True:
                 try:
                     raw = buffer.next_frame()
                 except WireError as error:
-                    raise TranscriptError(str(error), index) from None
+                    yield TranscriptError(str(error), index)
+                    return
                 if raw is None:
                     chunk = file.read(READ_CHUNK)
                     if not chunk:
@@ -84,15 +124,21 @@ def read_transcript(path: Path) -> Iterator[SignedMessage]:
                     buffer.feed(chunk)
                     continue
                 try:
-                    message = parse(raw)
+                    message: SignedMessage | TranscriptError = parse(raw)
+                except ForeignStart as error:
+                    if index == 0:  # the whole file is of a version or a game not known here
+                        yield TranscriptError(str(error))
+                        return
+                    message = TranscriptError(str(error), index)  # later, it is a malformed message
                 except SignatureError as error:
-                    raise TranscriptError(str(error), index) from None
+                    message = TranscriptError(str(error), index)
                 yield message
                 index += 1
         except OSError as error:
-            raise TranscriptError(f"cannot read {path}: {error.strerror}") from None
+            yield TranscriptError(f"cannot read {path}: {error.strerror}")
+            return
     if buffer.pending:
-        raise TranscriptError(f"the file ends inside a message ({buffer.pending} stray bytes)", index)
+        yield TornTranscript(buffer.pending, index)
 
 
 def read_unfinished(path: Path) -> list[SignedMessage]:
@@ -100,7 +146,7 @@ def read_unfinished(path: Path) -> list[SignedMessage]:
     A crash while a message was being written leaves part of it at the end; that part is cut
     off the file, since it was never sent (every message is written before it is sent) or
     will come again from the others."""
-    messages = []
+    messages: list[SignedMessage] = []
     try:
         with path.open("rb") as file:
             if file.read(len(MAGIC)) != MAGIC:

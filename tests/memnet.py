@@ -27,7 +27,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist import net
 from p2pwhist.bots import RandomBot
-from p2pwhist.games.base import Game
+from p2pwhist.games.base import Game, Play
 from p2pwhist.games.boxwhist import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES
@@ -81,7 +81,10 @@ class MemoryNetwork:
         ours, theirs = trio.testing.memory_stream_pair()
         self.opened += 1
         theirs.remote = (source, f"{source}:{40000 + self.opened}")  # type: ignore[attr-defined]
-        await listener._in.send(theirs)
+        try:
+            await listener._in.send(theirs)
+        except trio.BrokenResourceError:  # the host has stopped listening
+            raise OSError(errno.ECONNREFUSED, "Connection refused") from None
         return ours
 
     def connector(self, source: str = "10.0.0.1"):
@@ -171,6 +174,25 @@ def options(name: str, key: Ed25519PrivateKey | None = None, tmp: Path | None = 
                            report=(lines.append if lines is not None else lambda line: None), **extra)
 
 
+class Thinker:
+    """A random bot that thinks ``seconds`` over its first move, on the event loop (so the mock
+    clock times it); ``views`` holds every view it was asked about."""
+
+    def __init__(self, seconds: float, seed: int = 0) -> None:
+        self.seconds = seconds
+        self.bot = RandomBot(random.Random(seed))
+        self.views: list[object] = []
+
+    async def choose(self, view: object) -> Play:
+        self.views.append(view)
+        if len(self.views) == 1:
+            await trio.sleep(self.seconds)
+        return self.bot.choose(view)
+
+    def agent(self) -> net.Agent:
+        return net.Agent(self.choose, False)
+
+
 @dataclass
 class Played:
     records: list[net.GameRecord | Exception]
@@ -237,15 +259,13 @@ async def play(seat: Seat, session: Session, bot: str | None = None, answer_done
         await seat.send(Done(len(session.log)))
 
 
-class Cut(trio.abc.Stream):
-    """A stream that breaks, as a network does, once ``after`` bytes have come through it."""
+class Through(trio.abc.Stream):
+    """A stream that passes everything on to ``stream``: the base of a path that misbehaves."""
 
-    def __init__(self, stream: trio.abc.Stream, after: int) -> None:
+    def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
-        self.left = after
 
     async def send_all(self, data: bytes) -> None:
-        self._check()
         await self.stream.send_all(data)
 
     async def wait_send_all_might_not_block(self) -> None:
@@ -255,13 +275,28 @@ class Cut(trio.abc.Stream):
         await self.stream.send_eof()  # type: ignore[attr-defined]
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return await self.stream.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+class Cut(Through):
+    """A stream that breaks, as a network does, once ``after`` bytes have come through it."""
+
+    def __init__(self, stream: trio.abc.Stream, after: int) -> None:
+        super().__init__(stream)
+        self.left = after
+
+    async def send_all(self, data: bytes) -> None:
+        self._check()
+        await self.stream.send_all(data)
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
         self._check()
         data = await self.stream.receive_some(max_bytes)
         self.left -= len(data)
         return data
-
-    async def aclose(self) -> None:
-        await self.stream.aclose()
 
     def _check(self) -> None:
         if self.left <= 0:

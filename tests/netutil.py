@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -50,7 +50,8 @@ from p2pwhist.wire import FrameBuffer, frame, pack, unpack
 # The longest any single wait in these tests may take: a process to finish, a line to
 # appear, a socket to answer. A healthy 4-player game of one hand takes a few seconds.
 DEADLINE = 30.0
-# The peers' own --timeout: shorter, so a stuck game ends with the program's message first.
+# The host's --timeout (the table's, carried to the joiners in START): shorter than DEADLINE,
+# so a stuck game ends with the program's message first.
 PEER_TIMEOUT = 20.0
 POLL = 0.02
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")  # seat order in matches of Peers.match
@@ -173,7 +174,7 @@ class Peers:
         return done, transcripts, self.start("verifier", "verify", str(transcripts[0])).finish()
 
     def join(self, name: str, host: Host, *args: str, bot: str = "random") -> Peer:
-        return self.start(name, "join", host.address, "--name", name, "--bot", bot, "--timeout", f"{PEER_TIMEOUT:g}", *args)
+        return self.start(name, "join", host.address, "--name", name, "--bot", bot, *args)
 
     def __enter__(self) -> Self:
         return self
@@ -397,7 +398,11 @@ class CutProxy:
     """A TCP proxy on a free loopback port: each connection it accepts is forwarded to
     ``127.0.0.1:upstream`` (a connection it cannot forward is closed at once). ``cut`` closes
     both sockets of every current connection, as a lost network does; new connections are
-    accepted as before. One thread runs it; use as a context manager."""
+    accepted as before. One thread runs it; use as a context manager.
+
+    A subclass (``scripts/adversary.py``) may do more in that thread: ``_call`` runs a function
+    there and returns its result, ``_forward`` handles what one socket of a pair has to read,
+    and ``_next_time``/``_on_time`` let it act at a time of its own (the selector wakes then)."""
 
     def __init__(self, upstream: int) -> None:
         self.upstream = upstream
@@ -406,11 +411,12 @@ class CutProxy:
         self.port = self.listener.getsockname()[1]
         self.accepted: list[float] = []  # time.monotonic() of each accepted connection
         self._pairs: dict[socket.socket, socket.socket] = {}
+        self._clients: set[socket.socket] = set()  # the joiners' ends of the pairs (the others: the host's)
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.listener, selectors.EVENT_READ)
         self._wake_r, self._wake_w = socket.socketpair()
         self._selector.register(self._wake_r, selectors.EVENT_READ)
-        self._requests: list[tuple[str, bool, threading.Event, list[int]]] = []
+        self._requests: list[tuple[Callable[[], Any], threading.Event, list[Any]]] = []
         self._lock = threading.Lock()
         self._stopped = False
         self._thread = threading.Thread(target=self._run, name=f"CutProxy:{self.port}", daemon=True)
@@ -423,11 +429,11 @@ class CutProxy:
     def cut(self, reset: bool = False) -> int:
         """Close every current connection, both sides (``reset``: abortively, with a RST, as a
         crashed machine's network stack does; else with a FIN). Returns how many it closed."""
-        return self._ask("cut", reset)
+        return self._call("cut", lambda: self._cut_all(reset))
 
     def close(self) -> None:
         if not self._stopped:
-            self._ask("stop", False)
+            self._call("stop", self._stop)
             self._thread.join(DEADLINE)
 
     def __enter__(self) -> Self:
@@ -436,18 +442,21 @@ class CutProxy:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _ask(self, what: str, reset: bool) -> int:
-        done, result = threading.Event(), [0]
+    def _call(self, what: str, action: Callable[[], Any]) -> Any:
+        """Run ``action`` in the proxy's thread, between two of its reads; its result."""
+        done, result = threading.Event(), [None]
         with self._lock:
-            self._requests.append((what, reset, done, result))
+            self._requests.append((action, done, result))
         self._wake_w.send(b"x")
         if not done.wait(DEADLINE):
             raise AssertionError(f"the proxy on port {self.port} did not {what} within {DEADLINE:g} s")
+        if isinstance(result[0], BaseException):  # raised in the proxy's thread: raised here, where it was asked
+            raise result[0]
         return result[0]
 
     def _run(self) -> None:
         while not self._stopped:
-            for key, _ in self._selector.select():
+            for key, _ in self._selector.select(self._select_timeout()):
                 sock = key.fileobj
                 if sock is self.listener:
                     self._accept()
@@ -456,9 +465,22 @@ class CutProxy:
                     self._serve_requests()
                 elif sock in self._pairs:  # not closed earlier in this round
                     self._forward(sock)
-        for sock in [self.listener, self._wake_r, self._wake_w]:
+            if not self._stopped:
+                self._on_time(time.monotonic())
+        for sock in [self.listener, self._wake_r, self._wake_w, *self._pairs]:
             sock.close()
         self._selector.close()
+
+    def _select_timeout(self) -> float | None:
+        when = self._next_time()
+        return None if when is None else max(0.0, when - time.monotonic())
+
+    def _next_time(self) -> float | None:
+        """When ``_on_time`` has something to do next (None: nothing)."""
+        return None
+
+    def _on_time(self, now: float) -> None:
+        """Called after every round of the selector."""
 
     def _accept(self) -> None:
         try:
@@ -475,6 +497,7 @@ class CutProxy:
             sock.settimeout(5)  # a send to a peer that stopped reading ends the connection
             self._selector.register(sock, selectors.EVENT_READ)
         self._pairs[client], self._pairs[server] = server, client
+        self._clients.add(client)
 
     def _forward(self, sock: socket.socket) -> None:
         try:
@@ -490,7 +513,9 @@ class CutProxy:
         other = self._pairs.pop(sock)
         del self._pairs[other]
         for end in (sock, other):
-            self._selector.unregister(end)
+            self._clients.discard(end)
+            with contextlib.suppress(KeyError):  # a subclass may have stopped reading it
+                self._selector.unregister(end)
             if reset:
                 end.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             else:
@@ -498,17 +523,25 @@ class CutProxy:
                     end.shutdown(socket.SHUT_RDWR)
             end.close()
 
+    def _cut_all(self, reset: bool) -> int:
+        closed = 0
+        while self._pairs:
+            self._close_pair(next(iter(self._pairs)), reset)
+            closed += 1
+        return closed
+
+    def _stop(self) -> int:
+        self._stopped = True
+        return self._cut_all(False)
+
     def _serve_requests(self) -> None:
         with self._lock:
             requests, self._requests = self._requests, []
-        for what, reset, done, result in requests:
-            closed = 0
-            while self._pairs:
-                self._close_pair(next(iter(self._pairs)), reset)
-                closed += 1
-            result[0] = closed
-            if what == "stop":
-                self._stopped = True
+        for action, done, result in requests:
+            try:
+                result[0] = action()
+            except Exception as error:  # noqa: BLE001 (the caller raises it: the proxy goes on)
+                result[0] = error
             done.set()
 
 
@@ -569,8 +602,42 @@ class Fault:
                 f"{self.at}{choosing}")
 
 
+class Ended:
+    """What a trial of processes checks at its end, whatever struck: every process exited 0
+    (``ends``; ``hung``: those killed at the deadline), and every transcript is alice's."""
+
+    transcripts: list[Path]
+    ends: list[Finished | None]
+    hung: list[str]
+
+    def exit_problems(self) -> list[str]:
+        problems = [f"{what} still ran at the deadline and was killed" for what in self.hung]
+        for name, end in zip(NAMES, self.ends):
+            if end is not None and end.code != 0:
+                problems.append(f"{name} exited {end.code}: {last_error(end.err)}")
+        return problems
+
+    def unlike_transcripts(self) -> list[str]:
+        texts = [path.read_bytes() if path.exists() else None for path in self.transcripts]
+        problems = [f"{name} wrote no transcript" for name, text in zip(NAMES, texts) if text is None]
+        if problems:
+            return problems
+        first = frames_of(texts[0])  # type: ignore[arg-type]
+        for name, text in zip(NAMES[1:], texts[1:]):
+            if text != texts[0]:
+                others = frames_of(text)  # type: ignore[arg-type]
+                at = next((i for i, (a, b) in enumerate(zip(first, others)) if a != b), None)
+                if at is None:  # one is the other cut short
+                    problems.append(f"{name}'s transcript holds {len(others)} messages, alice's {len(first)}, "
+                                    "the same as far as the shorter goes")
+                else:
+                    problems.append(f"{name}'s transcript differs from alice's at message {at} "
+                                    f"({len(others)} messages against {len(first)})")
+        return problems
+
+
 @dataclass
-class FaultRun:
+class FaultRun(Ended):
     """What ``play_with_fault`` saw. ``struck``: messages in the victim's transcript once the
     fault had struck (None: the match ended first); ``late``: the victim's transcript already
     held the whole match (every FINAL) when the fault was to strike or struck, so nothing was
@@ -616,29 +683,11 @@ class FaultRun:
             return [f"{name} had no connection open through the proxy when it was to be cut"]
         return []
 
-    def exit_problems(self) -> list[str]:
-        problems = [f"{what} still ran at the deadline and was killed" for what in self.hung]
-        for name, end in zip(NAMES, self.ends):
-            if end is not None and end.code != 0:
-                problems.append(f"{name} exited {end.code}: {last_error(end.err)}")
-        return problems
-
     def transcript_problems(self) -> list[str]:
-        texts = [path.read_bytes() if path.exists() else None for path in self.transcripts]
-        problems = [f"{name} wrote no transcript" for name, text in zip(NAMES, texts) if text is None]
+        problems = self.unlike_transcripts()
         if problems:
             return problems
-        first = frames_of(texts[0])
-        for name, text in zip(NAMES[1:], texts[1:]):
-            if text != texts[0]:
-                others = frames_of(text)
-                at = next((i for i, (a, b) in enumerate(zip(first, others)) if a != b), None)
-                if at is None:  # one is the other cut short
-                    problems.append(f"{name}'s transcript holds {len(others)} messages, alice's {len(first)}, "
-                                    "the same as far as the shorter goes")
-                else:
-                    problems.append(f"{name}'s transcript differs from alice's at message {at} "
-                                    f"({len(others)} messages against {len(first)})")
+        texts = [path.read_bytes() for path in self.transcripts]
         victim = texts[self.fault.victim] if self.fault else b""
         if self.fault and self.struck is not None and not victim.startswith(self.kept):
             at = next((i for i, (a, b) in enumerate(zip(frames_of(self.kept), frames_of(victim))) if a != b), None)
@@ -737,8 +786,9 @@ def play_with_fault(peers: Peers, players: int, hands: int, fault: Fault | None,
         # quarter of a second a move) is long enough for a transcript read every 5 ms.
         bot = ["--bot", "search", "--level", "easy"] if fault and fault.choosing and i == fault.victim \
             else ["--bot", "random"]
-        return [*bot, "--name", names[i], "--transcript", str(transcripts[i]),
-                "--timeout", f"{timeout:g}", "--wait", f"{wait:g}"]
+        # The limits are the table's: the host sets them, START carries them to the joiners.
+        limits = ["--timeout", f"{timeout:g}", "--wait", f"{wait:g}"] if i == 0 else []
+        return [*bot, "--name", names[i], "--transcript", str(transcripts[i]), *limits]
 
     proxy: CutProxy | None = None
     try:

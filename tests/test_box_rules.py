@@ -545,6 +545,18 @@ def test_rule11_pagat_the_winner_scores_one_and_an_offending_winner_passes_it_on
     assert hand.result(frozenset({0, 1})).points == (0, 0)
 
 
+def test_rule11_pagat_a_game_cut_short_goes_to_the_most_box_cards_left_and_a_tie_to_nobody():
+    hand = three_out()
+    play(hand, *THREE_OUT, "box 1", "box 1")  # seat 2 is out; seats 0 and 1 hold 3 box cards each
+    assert hand.out == [2] and [len(hand.box(s)) for s in range(3)] == [3, 3, 0]
+    assert hand.result(frozenset({2})).points == (0, 0, 0)  # not the host by its seat number
+    play(hand, "7H", "2H", "2D", "box 2")
+    assert [len(hand.box(s)) for s in range(3)] == [2, 3, 0] and not hand.is_over
+    assert hand.result(frozenset({2})).points == (0, 1, 0)  # seat 1 is furthest from going out
+    assert hand.result(frozenset({1})).points == (1, 0, 0)  # still in outlasts the seat out
+    assert hand.result(frozenset({0, 1})).points == (0, 0, 1)  # then the last out
+
+
 def test_rule11_result_needs_a_finished_game():
     with pytest.raises(EngineMisuse):
         deal().result()

@@ -207,8 +207,7 @@ def test_join_without_a_port_reaches_a_host_on_the_default_port(tmp_path):
             raise
         assert found[1] == str(DEFAULT_PORT)
         hosting.wait_for(re.escape(f"  p2pwhist join 127.0.0.1 --expect {found[2]}  # this machine only"))
-        joined = peers.start("bob", "join", "127.0.0.1", "--expect", found[2], "--name", "bob", "--bot", "random",
-                             "--timeout", "20").finish()
+        joined = peers.start("bob", "join", "127.0.0.1", "--expect", found[2], "--name", "bob", "--bot", "random").finish()
         hosted = hosting.finish()
     assert joined.code == 0 and hosted.code == 0, (joined.err, hosted.err)
     assert joined.result_line() == hosted.result_line()

@@ -119,7 +119,8 @@ def test_a_planted_path_named_on_the_command_line_is_refused_before_anything_sta
     assert not (tmp_path / "theirs").exists()
 
 
-@pytest.mark.parametrize("planted", ["alice.p2pw.secrets", "alice.p2pw"], ids=["secrets", "transcript"])
+@pytest.mark.parametrize("planted", ["alice.p2pw.secrets", "alice.p2pw", "alice.p2pw.command"],
+                         ids=["secrets", "transcript", "command"])
 @pytest.mark.parametrize("kind", ["file", "symlink"])
 async def test_a_file_planted_while_the_host_waits_stops_it_before_the_game(tmp_path, nursery, autojump_clock,
                                                                              planted, kind):
@@ -128,7 +129,7 @@ async def test_a_file_planted_while_the_host_waits_stops_it_before_the_game(tmp_
     its own error is a file's (exit status 2), the joiner's a refusal (exit status 1)."""
     games = tmp_path / "games"
     games.mkdir()
-    hosted = Hosted(games, nursery)
+    hosted = Hosted(games, nursery, command=["host", "--transcript", str(games / "alice.p2pw")])
     read_by_them = _plant(kind, games / planted, tmp_path / "theirs")
     bob = await (await hosted.join("bob"))()
     error = await hosted.end()
@@ -136,6 +137,26 @@ async def test_a_file_planted_while_the_host_waits_stops_it_before_the_game(tmp_
     assert isinstance(bob, Refused) and str(bob).startswith("alice (the host) refused us: alice cannot start the game: ")
     assert read_by_them.read_bytes() == b""
     assert sorted(p.name for p in games.iterdir()) == [planted]  # nothing of ours left beside it
+
+
+async def test_a_command_file_that_cannot_be_deleted_at_the_end_is_a_warning(tmp_path, nursery, autojump_clock,
+                                                                            monkeypatch):
+    """The match is over, and the folder no longer lets us delete the command file (a shared
+    folder whose permissions changed): the result stands, and a warning names the file."""
+    real_unlink = Path.unlink
+
+    def unlink(path: Path, missing_ok: bool = False) -> None:
+        if path.name.endswith(".command"):
+            raise PermissionError(13, "Permission denied", str(path))
+        real_unlink(path, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", unlink)
+    hosted = Hosted(tmp_path, nursery, command=["host", "--transcript", str(tmp_path / "alice.p2pw")])
+    bob = await (await hosted.join("bob"))()
+    record = await hosted.end()
+    assert isinstance(record, net.GameRecord) and isinstance(bob, net.GameRecord), (record, bob)
+    assert f"Warning: cannot delete {tmp_path / 'alice.p2pw.command'}: Permission denied" in hosted.lines
+    assert not (tmp_path / "alice.p2pw.secrets").exists()
 
 
 async def test_a_file_planted_while_a_joiner_waits_makes_it_leave_saying_why(tmp_path, nursery, autojump_clock):
@@ -439,8 +460,8 @@ async def test_players_listed_in_a_start_are_not_remembered_before_the_game_star
     """bob's START lists a third player, dora, who never signs an ACCEPT (to bob, what a player
     made up by a hostile host amounts to): the game never starts, and nobody remembers anybody."""
     alice_known, bob_known = KnownPeers(tmp_path / "alice-known"), KnownPeers(tmp_path / "bob-known")
-    hosted = Hosted(tmp_path, nursery, players=3, known=alice_known, wait=1.0)
-    bob = await hosted.join("bob", seed=1, source="10.0.0.2", known=bob_known, wait=1.0)
+    hosted = Hosted(tmp_path, nursery, players=3, known=alice_known, wait=10.0)
+    bob = await hosted.join("bob", seed=1, source="10.0.0.2", known=bob_known)
     while not hosted.said("bob joined"):
         await trio.sleep(0.1)
     dora, _ = await hosted.seat("dora", source="10.0.0.4")
@@ -449,6 +470,6 @@ async def test_players_listed_in_a_start_are_not_remembered_before_the_game_star
     await dora.stream.aclose()
     hosted_end, bob_end = await hosted.end(), await bob()
     assert isinstance(hosted_end, TableError) and isinstance(bob_end, TableError)
-    assert str(hosted_end) == "dora (seat 2) lost connection and did not return within 0:01"
-    assert str(bob_end) == "alice (seat 0) stopped the game: dora (seat 2) lost connection and did not return within 0:01"
+    assert str(hosted_end) == "dora (seat 2) lost connection and did not return within 0:10"
+    assert str(bob_end) == "alice (seat 0) stopped the game: dora (seat 2) lost connection and did not return within 0:10"
     assert not bob_known.path.exists() and not alice_known.path.exists()

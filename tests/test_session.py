@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from p2pwhist.bodies import CardPlay, Dispute, NextHand
+from p2pwhist.bodies import Accept, CardPlay, Dispute, Forfeit, NextHand
 from p2pwhist.bots import RandomBot
 from p2pwhist.deck import Claim, Commitment
 from p2pwhist.games.base import PLAYS
@@ -280,3 +280,46 @@ def test_in_an_open_match_the_host_may_not_refuse_the_first_hand():
     with pytest.raises(RemoteError) as error:
         sessions[1].receive(forged.raw, via=0)
     assert error.value.seat == 0 and "match length" in error.value.reason
+
+
+def test_a_dispute_after_a_forfeit_settled_the_match_is_refused():
+    """session.md §5: no DISPUTE window once a FORFEIT has settled the match; what is left of
+    the log is signatures on a result that no audit changes."""
+    sessions = open_table(BoxWhist(3), MatchLength(hands=1), random.Random(16))
+    absent = until_move(sessions)  # a hand's cards are being revealed: the window is open
+    declarer = sessions[0 if absent.seat != 0 else 1]
+    cosigner = next(s for s in sessions if s not in (absent, declarer))
+    notice = declarer.forfeit(absent.seat, "took too long")
+    cosigner.receive(notice.raw, via=declarer.seat)
+    dispute = forge(cosigner, Dispute(0, "too late to matter"))
+    with pytest.raises(RemoteError) as error:
+        declarer.receive(dispute.raw, via=cosigner.seat)
+    assert error.value.seat == cosigner.seat and "forfeit settled the match" in error.value.reason
+    assert declarer.log[-1].raw == dispute.raw  # recorded, the evidence
+
+
+def _refused_then_aborted(receiver: Session, message, via: int) -> RemoteError:
+    """``receiver`` refuses ``message``, which passed the envelope, then aborts: the ABORT
+    follows the refused message, which is in its log (session.md §2, §5)."""
+    with pytest.raises(RemoteError) as error:
+        receiver.receive(message.raw, via)
+    notice = receiver.abort(f"refused: {error.value.reason}", error.value.seat)
+    assert [m.raw for m in receiver.log[-2:]] == [message.raw, notice.raw]
+    assert notice.seq == message.seq + 1 and notice.prev == message.digest
+    return error.value
+
+
+@pytest.mark.parametrize("refusal", ["out of turn", "our own key", "declared a forfeit it may not",
+                                     "after the match ended"])
+def test_an_abort_after_a_refused_message_chains_to_it(refusal):
+    if refusal == "after the match ended":
+        sessions = random_match(BoxWhist(2), hands=1, seed=17)
+        sender, body = sessions[0], NextHand(True)
+    else:  # seat 1 is to ACCEPT
+        sessions = open_table(BoxWhist(3), MatchLength(hands=1), random.Random(17))
+        sender, body = {
+            "out of turn": (sessions[0], NextHand(True)),
+            "our own key": (sessions[1], Accept()),  # relayed to us by the host
+            "declared a forfeit it may not": (sessions[0], Forfeit(2, "gone")),  # before every seat accepted
+        }[refusal]
+    assert refusal in _refused_then_aborted(sessions[1], forge(sender, body), via=0).reason

@@ -2,11 +2,13 @@
 under the mock clock: a hand-written host (``memnet.FakeHost``) that speaks another protocol
 version, or sends a START this program cannot play; and a real host whose key is not the one
 the joiner expects (``--expect``). Each ends the joiner in one line naming the host, before it
-sits down; the same START in a file is refused by ``verify`` in one line, as our own usage
-(exit status 2); and a host that lost a would-be joiner this way lost no seat."""
+sits down; the same START in a file is refused by ``verify`` in one line (exit status 2) when
+it is of a version or game this program does not know, and judged invalid when malformed;
+and a host that lost a would-be joiner this way lost no seat."""
 
 from __future__ import annotations
 
+import json
 import secrets
 
 import pytest
@@ -53,19 +55,22 @@ async def _meet(tmp_path, host, network: MemoryNetwork, **extra) -> net.GameReco
 
 
 @pytest.mark.parametrize(
-    "change, reason",
-    [({"version": 99}, "this game speaks protocol version 99; this p2pwhist speaks version 2"),
-     ({"version": 1}, "this game speaks protocol version 1; this p2pwhist speaks version 2"),
-     ({"game": {"game": "bridge", "players": 2}}, "unknown game 'bridge'"),
-     ({"game": {"game": [1]}}, "unknown game an array of 1"), ({"version": "DEEP"}, "nested more than 8 levels"),
-     ({"players": "EXTRA"}, "the game is for 2 players")],
+    "change, reason, known",
+    [({"version": 99}, "this game speaks protocol version 99; this p2pwhist speaks version 3", False),
+     ({"version": 1}, "this game speaks protocol version 1; this p2pwhist speaks version 3", False),
+     ({"game": {"game": "bridge", "players": 2}}, "unknown game 'bridge'", False),
+     ({"game": {"game": [1]}}, "unknown game an array of 1", False),
+     ({"version": "DEEP"}, "nested more than 8 levels", True),
+     ({"players": "EXTRA"}, "the game is for 2 players", True)],
     ids=["version", "version-1", "game", "unhashable-game", "deep-version", "extra-player"],
 )
 async def test_a_start_this_program_cannot_accept_stops_the_joiner_and_verify(tmp_path, autojump_clock, capsys,
-                                                                             change, reason):
+                                                                             change, reason, known):
     """A version or configuration mismatch comes from the other side: the joiner stops with a
-    peer's error (exit status 1, see cli.py), naming the host; the same START in a file is not
-    a transcript this program can read: ``verify`` exits 2. One line each."""
+    peer's error (exit status 1, see cli.py), naming the host. The same START in a file: of a
+    version or a game this program does not know, it is no transcript it can judge (``verify``
+    exits 2, one line); malformed by rules it knows, the log is invalid at message 0, blaming
+    nobody, since a START that is no START proves nothing of whose it is (session.md §3, §5)."""
     host_key = Ed25519PrivateKey.generate()
     sent: list[bytes] = []
 
@@ -91,6 +96,12 @@ async def test_a_start_this_program_cannot_accept_stops_the_joiner_and_verify(tm
     path = tmp_path / "start.p2pw"
     path.write_bytes(MAGIC + frame(sent[0]))
     capsys.readouterr()
+    if known:
+        assert cli.main(["verify", "--json", str(path)]) == cli.EXIT_PEER
+        verdict = json.loads(capsys.readouterr().out)
+        assert not verdict["valid"] and verdict["error"]["seq"] == 0 and verdict["error"]["seat"] is None
+        assert reason in verdict["error"]["reason"]
+        return
     assert cli.main(["verify", str(path)]) == cli.EXIT_USAGE
     out, err = capsys.readouterr()
     (line,) = err.splitlines()

@@ -284,18 +284,47 @@ def test_silence_is_dropped_after_the_hello_limit_and_the_welcomed_after_the_tru
     assert 2 in door.closed
 
 
-def test_handshakes_beyond_the_caps_are_refused_at_once_and_refusals_free_their_slot():
-    limits = Limits(pending=6, pending_per_address=2)
+def test_at_the_caps_the_oldest_silent_handshake_makes_room_and_a_seated_key_goes_first():
+    """At the cap of one network (a /24: 10.0.0.9 and 10.0.0.10 count together) the oldest
+    connection of that network that has said nothing makes room; at the cap in all, the oldest
+    anywhere. Our person's question (VETTING) is never dropped: with nothing else to drop, the
+    newcomer is refused."""
+    limits = Limits(pending=3, pending_per_network=2)
     door = Door(limits=limits)
-    for conn in range(1, 4):  # a third from one address
-        door.feed(Opened(conn, "10.0.0.9", "x"))
-    assert 3 in door.closed and "too many connections from your address" in door.last(3).reason
-    for conn in range(4, 9):
-        door.feed(Opened(conn, f"10.0.1.{conn}", "x"))
-    assert door.closed == {3, 8} and "too many connections waiting" in door.last(8).reason
-    door.feed(Received(1, b"\xc1"))  # refused: its slot is free again
-    door.feed(Opened(9, "10.0.0.9", "x"))
-    assert 9 not in door.closed
+    door.feed(Opened(1, "10.0.0.9", "x"))
+    door.feed(Opened(2, "10.0.0.10", "x"))
+    door.feed(Opened(3, "10.0.0.11", "x"))  # a third from 10.0.0.0/24: the oldest, 1, goes
+    assert door.closed == {1} and "too many connections from your network" in door.last(1).reason
+    door.feed(Opened(4, "10.0.1.1", "x"))
+    door.feed(Opened(5, "10.0.2.1", "x"))  # a fifth in all: the oldest anywhere, 2, goes
+    assert door.closed == {1, 2} and "too many connections waiting" in door.last(2).reason
+    assert any("Dropped a joiner at x to make room" in line for line in door.lines())
+    vetting = {}
+    for conn, network in ((6, "10.0.3.1"), (7, "10.0.4.1"), (8, "10.0.5.1")):
+        vetting[conn] = door.arrive(conn, f"p{conn}", network)
+        door.ready(conn)  # our person is asked about each
+    assert {3, 4, 5} <= door.closed and not door.closed & set(vetting)
+    door.feed(Opened(9, "10.0.7.1", "x"))
+    assert 9 in door.closed and "too many connections waiting" in door.last(9).reason
+
+
+def test_during_the_game_a_hello_naming_a_seated_key_is_never_made_room_for():
+    """bob returns during the game from a network a stranger fills with silent connections:
+    the stranger's make room for his, his HELLO keeps its place, and the newest HELLO naming
+    his key replaces an older one."""
+    door = Door(limits=Limits(pending=64, pending_per_network=3))
+    bob = door.sit(1, "bob")
+    assert begins(door.actions)
+    door.machine.lobby.begun(bytes(32), (door.me, bob))  # the game is under way (its START is not needed here)
+    door.feed(Opened(10, "10.9.9.1", "x"))
+    door.feed(Received(10, encode(Hello(PROTOCOL_VERSION, "bob", bob.key))))
+    assert isinstance(door.last(10), Welcome)
+    for conn in range(11, 30):  # silent squatters in bob's /24
+        door.feed(Opened(conn, "10.9.9.2", "x"))
+    assert 10 not in door.closed and len([c for c in range(11, 30) if c not in door.closed]) == 2
+    door.feed(Opened(30, "10.9.9.1", "x"))
+    door.feed(Received(30, encode(Hello(PROTOCOL_VERSION, "bob", bob.key))))
+    assert 10 in door.closed and isinstance(door.last(30), Welcome)
 
 
 def test_news_keeps_coming_and_names_who_decides_about_whom():

@@ -147,6 +147,20 @@ class Deck:
         """The card at ``position`` if it has been revealed to this seat."""
         return self._cards.get(position)
 
+    def public_card(self, position: int) -> Card | None:
+        """The card that ``position`` decrypts to with the keys published for it, once every
+        seat has published its key there; None before, or if it decrypts to no card. Every
+        seat and an observer read the same card, unlike ``known_card``, which stays None for a
+        seat that saw that card at another position (the reveal is then an anomaly)."""
+        self._check_position(position)
+        keys = self._keys_at[position]
+        if len(keys) < self.params.seats:
+            return None
+        known = self._cards.get(position)
+        if known is not None:  # found with the same keys, its own included
+            return known
+        return self._encodings.card_at.get(_passes.decrypt(self._final_point(position), keys.values()))
+
     @property
     def known_cards(self) -> dict[int, Card]:
         """Every card revealed to this seat so far, by position (a copy)."""

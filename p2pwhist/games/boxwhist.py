@@ -435,6 +435,10 @@ class BoxWhistHand:
         return f"<BoxWhistHand players={self.players} dealer={self.dealer} tricks={len(self.tricks)} turn={self.turn}>"
 
     def tags(self) -> dict[str, str]:
+        if self.trump_rule is TURN_UP and self.cards[self.layout.trump_card] is None:
+            # A hand forfeited before every seat published its key for the trump card
+            # (session.md §7.3): nobody ever learns it. "?" as for any card never revealed.
+            return {"trumps": "?"}
         trump = self.trump
         return {"trumps": "no trumps" if trump is None else trump.name.lower()}
 

@@ -103,5 +103,6 @@ class Match:
     @property
     def winner(self) -> int | None:
         """The seat with the most points, or None: equal most is a drawn match. A seat that
-        forfeited wins nothing."""
+        forfeited wins nothing and shares in no result: where the others share the most, nobody
+        wins, which is no draw (session.md §7.3)."""
         return best_score(self.points, frozenset() if self.forfeited is None else frozenset({self.forfeited}))

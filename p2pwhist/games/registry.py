@@ -35,9 +35,13 @@ def game_entry(game: Game) -> GameEntry:
     return GAMES[game.name]
 
 
+class UnknownGame(ConfigError):
+    """A game this version does not know: its rules, and so any judgement of it, are not here."""
+
+
 def game_from_wire(obj: object) -> Game:
     """Parse a game configuration received from a peer or read from a file."""
     name = obj.get("game") if isinstance(obj, dict) else None
     if type(name) is not str or name not in GAMES:
-        raise ConfigError(f"unknown game {describe(name)}; this version knows {', '.join(GAMES)}")
+        raise UnknownGame(f"unknown game {describe(name)}; this version knows {', '.join(GAMES)}")
     return GAMES[name].from_wire(obj)

@@ -34,9 +34,11 @@ from p2pwhist.bodies import (
 )
 from p2pwhist.wire import WireError, describe, pack, unpack
 
-# The version of the whole protocol a peer speaks, said in HELLO and WELCOME. Version 3 changed
-# only the frames outside the log (the lobby: LOBBY, VOUCH, WELCOME's game); the log itself is
-# still version 2 (``bodies.LOG_VERSION``), so version-2 transcripts play on and verify as before.
+# The version of the frames outside the log a peer speaks, said in HELLO and WELCOME: version 3
+# brought the lobby's (LOBBY, VOUCH, WELCOME's game). The log has its own version, in START
+# (``bodies.LOG_VERSION``, 3 since START carries the table's time limits): an older peer, of
+# frames 3 and log 2, passes the door and refuses our START in one line naming the versions;
+# version-2 transcripts still resume and verify.
 PROTOCOL_VERSION = 3
 GAME_ID_SIZE = 32  # SHA-256 of START (session.md §3)
 PROOF_SIZE = 64  # an Ed25519 signature

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from p2pwhist.bodies import Player
-from p2pwhist.session import HOST, Need, Session
+from p2pwhist.session import HOST, Session
 from p2pwhist.table._actions import (
     Action,
     Begun,
@@ -34,10 +34,11 @@ from p2pwhist.table._actions import (
     Lost,
     Opened,
     Received,
+    Report,
     Send,
     Vetted,
 )
-from p2pwhist.table._errors import LocalTableError, RemoteTableError
+from p2pwhist.table._errors import LocalTableError
 from p2pwhist.table._frames import Done, FrameError, Logged, Notice, Presence, Rejoin, encode, read_from_joiner
 from p2pwhist.table._limits import Limits
 from p2pwhist.table._lobby import Arrival, Lobby
@@ -49,11 +50,14 @@ from p2pwhist.wire import MAX_FRAME
 
 @dataclass
 class _Ending:
-    """The end exchange: the seats not yet known to hold the whole log, and when each of those
-    that hold it was told DONE."""
+    """The end exchange: the seats not yet known to hold the whole log, when each of those that
+    hold it was told DONE, how often each came back, and when the exchange ends, answered or
+    not (``until``: the wait, from the log's completion, whatever happens meanwhile)."""
 
     missing: set[int]
+    until: float
     asked: dict[int, float] = field(default_factory=dict)
+    returns: dict[int, int] = field(default_factory=dict)
 
 
 class HostMachine(Playing):
@@ -66,10 +70,10 @@ class HostMachine(Playing):
         self.relay: Relay | None = None
         self.peer: Peer | None = None
         self._over = False
-        self._due: tuple[int, int | None] | None = None  # (log length, seat) of the message awaited
-        self._due_since = 0.0
+        self._noticed: tuple[int, int] | None = None  # the wait (``Peer.due``) the notices are for
         self._next_notice = 0.0
         self._ending: _Ending | None = None
+        self._returns: dict[int, list[float]] = {}  # when each seat came back, within ``Limits.returns_within``
 
     @classmethod
     def returning(cls, session: Session, limits: Limits, nonce: Callable[[], bytes], now: float) -> HostMachine:
@@ -120,21 +124,21 @@ class HostMachine(Playing):
         if self.finished:
             return []
         out = self.lobby.tick(now)
-        peer, relay, session = self.peer, self.relay, self.peer.session if self.peer else None
-        if peer is not None and relay is not None and session is not None and peer.result is None \
-                and session.need is Need.PEER and self._due is not None:
-            seat = session.waiting_for
-            assert seat is not None and seat != HOST
-            limit_at = self._due_since + self.limits.timeout
+        peer, relay = self.peer, self.relay
+        if peer is not None and relay is not None and peer.result is None and peer.due is not None:
+            out += peer.tick(now)
+            seat = peer.due[1]
+            limits = peer.limits
+            limit_at = peer.due_since + limits.timeout
             deadline = self._seat_deadline(seat)
             if now >= deadline:
-                reason = (f"took longer than {clock(self.limits.timeout)} over one message" if deadline >= limit_at
-                          else f"lost connection and did not return within {clock(self.limits.wait)}")
+                reason = (f"took longer than {clock(limits.timeout)} over one message" if deadline >= limit_at
+                          else f"lost connection and did not return within {clock(limits.wait)}")
                 out += peer.absent(seat, reason, now)
             elif now >= self._next_notice:
-                self._next_notice += self.limits.notice_interval
+                self._next_notice += limits.notice_interval
                 presence = Presence.GONE if relay.conn_of[seat] is None else Presence.SLOW
-                out += relay.announce(Notice(seat, presence, round(now - self._due_since), round(deadline - now)))
+                out += relay.announce(Notice(seat, presence, round(now - peer.due_since), round(deadline - now)))
         if self._ending is not None:
             out += self._end_tick(now)
         return self._settle(out, now)
@@ -145,10 +149,8 @@ class HostMachine(Playing):
             return None
         times = [self.lobby.deadline]
         peer = self.peer
-        if peer is not None and peer.result is None and peer.session.need is Need.PEER and self._due:
-            seat = peer.session.waiting_for
-            assert seat is not None
-            times += [self._seat_deadline(seat), self._next_notice]
+        if peer is not None and peer.result is None and peer.due is not None:
+            times += [self._seat_deadline(peer.due[1]), self._next_notice, peer.deadline]
         if self._ending is not None:
             times.append(self._end_deadline())
         finite = [t for t in times if t is not None]
@@ -175,8 +177,28 @@ class HostMachine(Playing):
     def _play(self, session: Session, conns: list[ConnId | None], now: float) -> Peer:
         names = [p.name for p in session.table.players]
         self.relay = Relay(conns, names, now)
-        self.peer = Peer(session, self.relay, now)
+        self.peer = Peer(session, self, now, self.limits)
         return self.peer
+
+    # -- the peer's transport: the relay, and a seat's connection dropped ------------------------
+
+    def deliver(self, raws: list[bytes]) -> list[Action]:
+        assert self.relay is not None
+        return self.relay.deliver(raws)
+
+    def received(self, via: int, length: int) -> None:
+        assert self.relay is not None
+        self.relay.received(via, length)
+
+    def drop(self, via: int, why: str, now: float) -> list[Action]:
+        """A seat's connection carried what proves nothing: dropped; the seat may return."""
+        relay, peer = self.relay, self.peer
+        assert relay is not None and peer is not None
+        conn = relay.conn_of[via] if via < len(relay.conn_of) else None
+        if conn is None:
+            return []
+        out: list[Action] = [Report(f"Dropped {peer.names[via]}'s connection: {why}"), Close(conn, 0.0)]
+        return out + self._lost(Lost(conn, why), now)
 
     def _received(self, conn: ConnId, payload: bytes, now: float) -> list[Action]:
         relay, peer = self.relay, self.peer
@@ -186,10 +208,9 @@ class HostMachine(Playing):
         assert relay is not None and peer is not None
         if self._ending is not None:
             return self._answered(seat, conn, payload, now)
-        session = peer.session
         if peer.result is not None:
             return []
-        if peer.busy or session.need is not Need.PEER or session.waiting_for != seat:
+        if peer.busy or peer.due is None or peer.due[1] != seat:
             relay.hold(conn, payload)
             return []
         return self._from_seat(seat, payload, now)
@@ -199,14 +220,10 @@ class HostMachine(Playing):
         assert peer is not None
         try:
             frame = read_from_joiner(payload)
-        except FrameError as error:
-            frame = None
-            why = f"sent a bad frame: {error}"
-        else:
-            why = f"sent a {type(frame).__name__.upper()} during the game"
+        except FrameError as error:  # bytes that prove nothing: the connection goes, the seat may return
+            return self.drop(seat, f"it sent a bad frame: {error}", now)
         if not isinstance(frame, Logged):
-            name = f"{peer.names[seat]} (seat {seat})"
-            return peer.stop(RemoteTableError(f"{name} {why}", seat))
+            return self.drop(seat, f"it sent a {type(frame).__name__.upper()} during the game", now)
         return peer.take(frame.raw, seat, now)
 
     def _lost(self, lost: Lost, now: float) -> list[Action]:
@@ -215,35 +232,48 @@ class HostMachine(Playing):
         if seat is None:
             return self.lobby.lost(lost.conn, lost.reason, lost.bad, now)
         assert peer is not None and relay is not None
-        if lost.bad and peer.result is None:  # bytes that are no frame, over its connection
-            return peer.stop(RemoteTableError(f"{peer.names[seat]} (seat {seat}) {lost.reason}", seat))
-        out: list[Action] = []
+        out: list[Action] = [Report(f"Dropped {peer.names[seat]}'s connection: it {lost.reason}")] if lost.bad else []
         if self._ending is not None:
             self._ending.asked.pop(seat, None)
         session = peer.session
         if peer.result is None and session.leaver is None and session.waiting_for is not None:
-            out += relay.announce(relay.gone(seat, self.limits.wait))
+            out += relay.announce_gone(seat, peer.limits.wait)
         return out
 
     def _rejoin(self, arrival: Arrival, rejoin: Rejoin, now: float) -> str | list[Action]:
-        relay, peer = self.relay, self.peer
+        relay, peer, ending = self.relay, self.peer, self._ending
         assert relay is not None and peer is not None and arrival.player is not None
         refusal = relay.rejoin_refusal(peer.session, arrival.player.key, rejoin, arrival.nonce, peer.raws)
         if refusal is not None:
             return refusal
-        seat = rejoin.seat
+        seat, limits = rejoin.seat, self.limits
+        # Only the seat itself gets here (it proved its key): these bound what it makes us do.
+        returns = [at for at in self._returns.get(seat, []) if at > now - limits.returns_within]
+        if len(returns) >= limits.returns:
+            return (f"{peer.names[seat]} came back {len(returns)} times within {clock(limits.returns_within)}; "
+                    "try again shortly")
+        if ending is not None:
+            ending.returns[seat] = ending.returns.get(seat, 0) + 1
+            if ending.returns[seat] > limits.returns_at_the_end:
+                return "the match is over, and you came back for its last messages often enough"
+        self._returns[seat] = [*returns, now]
         out = relay.take_back(seat, arrival.conn, rejoin.have, peer.raws)
-        out += relay.announce(Notice(seat, Presence.BACK, 0, 0))
-        if self._ending is not None and seat in self._ending.missing:
+        out += relay.announce_back(seat)
+        if ending is not None and seat in ending.missing:
             out += self._ask_done(seat, now)
         return out
 
     def _seat_deadline(self, seat: int) -> float:
-        assert self.relay is not None
-        limit_at = self._due_since + self.limits.timeout
-        if self.relay.conn_of[seat] is not None:
+        """When ``seat``, whose message is due, forfeits: past the limit for a move, or, while
+        it is away, the wait counted from when its message became due or it left, whichever is
+        later (so no seat that co-signs the forfeit has waited less than the shorter limit)."""
+        relay, peer = self.relay, self.peer
+        assert relay is not None and peer is not None
+        limits = peer.limits
+        limit_at = peer.due_since + limits.timeout
+        if relay.conn_of[seat] is not None:
             return limit_at
-        return min(limit_at, self.relay.lost_at[seat] + self.limits.wait)
+        return min(limit_at, max(peer.due_since, relay.lost_at[seat]) + limits.wait)
 
     def _settle(self, out: list[Action], now: float) -> list[Action]:
         """After anything: take a held frame whose seat is now due, restart the clock of a new
@@ -251,22 +281,20 @@ class HostMachine(Playing):
         peer, relay = self.peer, self.relay
         while peer is not None and relay is not None and peer.result is None and self._ending is None \
                 and not peer.busy:
-            session = peer.session
-            due = (len(session.log), session.waiting_for) if session.need is Need.PEER else None
-            if due != self._due:
-                self._due, self._due_since = due, now
-                self._next_notice = now + self.limits.notice_interval
-            seat = session.waiting_for
-            conn = relay.conn_of[seat] if due is not None and seat is not None else None
+            peer.settle(now)
+            if peer.due != self._noticed:
+                self._noticed, self._next_notice = peer.due, now + peer.limits.notice_interval
+            conn = relay.conn_of[peer.due[1]] if peer.due is not None else None
             if conn is None or conn not in relay.held:
                 break
-            out += self._from_seat(seat, relay.held.pop(conn), now)  # type: ignore[arg-type]
+            out += self._from_seat(peer.due[1], relay.held.pop(conn), now)  # type: ignore[index]
         if peer is not None and peer.result is not None and self._ending is None and not self.finished:
             session = peer.session
             if session.error is None and session.waiting_for is None:
                 leaver = session.leaver
                 seats = range(1, len(session.table.players))
-                self._ending = _Ending({seat for seat in seats if leaver is None or seat != leaver.seat})
+                self._ending = _Ending({seat for seat in seats if leaver is None or seat != leaver.seat},
+                                       now + peer.limits.wait)
                 for seat in sorted(self._ending.missing):
                     out += self._ask_done(seat, now)
                 out += self._end_tick(now)
@@ -304,13 +332,9 @@ class HostMachine(Playing):
         return [Close(conn, 0.0), *self._end_tick(now)]
 
     def _end_deadline(self) -> float:
-        ending, relay = self._ending, self.relay
-        assert ending is not None and relay is not None
-        times = [asked + self.limits.hello for asked in ending.asked.values()]
-        away = [relay.lost_at[seat] for seat in ending.missing if seat not in ending.asked and seat in relay.lost_at]
-        if away:
-            times.append(max(away) + self.limits.wait)
-        return min(times) if times else 0.0
+        ending = self._ending
+        assert ending is not None
+        return min([ending.until, *(asked + self.limits.hello for asked in ending.asked.values())])
 
     def _end_tick(self, now: float) -> list[Action]:
         ending, relay, peer = self._ending, self.relay, self.peer
@@ -323,9 +347,7 @@ class HostMachine(Playing):
                 if conn is not None:
                     relay.lost(conn, now)
                     out.append(Close(conn, 0.0))
-        waiting = [seat for seat in ending.missing if seat in ending.asked or seat not in relay.lost_at
-                   or now < relay.lost_at[seat] + self.limits.wait]
-        if not waiting:  # done, or they did not come back: their transcripts stay a few messages short
+        if not ending.missing or now >= ending.until:  # done, or the time is up: a transcript stays a message short
             assert peer.result is not None
             out += self._finish(peer.result)
         return out

@@ -14,14 +14,21 @@ The steps (``Step``) and what each takes from the host (``_ACCEPTS``):
   host that says nothing for ``Limits.silence`` is gone. START comes once everyone agrees.
 - REJOINING: we said REJOIN; RESUMED is due within ``Limits.hello``, then what we lack.
 - PLAYING: the game: messages of the log, and the host's NOTICEs and DONE.
-- AWAY: the connection was lost (or never made, when we resume): we connect again, pausing
-  ``Limits.reconnect_first`` and then twice as long each time, up to ``reconnect_most``, for
-  as long as the table waits for us (``Limits.wait``). Past it the host forfeits.
+- AWAY: the connection was lost (or never made, when we resume), or carried what proves
+  nothing against anyone (a bad frame, a message out of the chain), or the host says we are
+  due while our message is out (it never got it): we connect again, pausing
+  ``Limits.reconnect_first`` and then twice as long each time, up to ``reconnect_most``, and
+  the host's RESUMED says what of ours to send again. A refusal meanwhile is tried again too.
 
-While a message of the host's own is due it has ``Limits.timeout``; for the others' messages
-the host keeps the time, and this side only makes sure nothing hangs for ever. Once our log is
-complete we stay until the host says DONE (it may have crashed before it got our last
-message), within the wait, and answer it.
+The times are the table's, which START carries and every seat signed (``Peer.limits``). The
+host forfeits, by our clock, when its own message is due and ``timeout`` passes, or when it
+stays out of reach for the ``wait``; while another seat's message is due the host keeps the
+time, and if it passes nothing on for ``timeout + wait`` and a notice's interval more (it
+would have declared that seat's forfeit by then) it has failed as the relay, and forfeits.
+Those bounds run from when the message became due, through any number of returns, so a host
+that keeps us coming back gains no time. Once our log is complete we stay until the host says
+DONE (it may have crashed before it got our last message), and answer it, within ``timeout +
+wait`` from then, whatever the host sends meanwhile.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pwhist.bodies import Player
+from p2pwhist.bodies import Player, Table
 from p2pwhist.identity import fingerprint, same_fingerprint
 from p2pwhist.session import HOST, Need, Outcome, Session
 from p2pwhist.signed import Kind, SignatureError, SignedMessage, parse
@@ -84,6 +91,10 @@ from p2pwhist.table._peer import Peer, Playing
 from p2pwhist.table._words import clock, lobby_lines, notice_line
 from p2pwhist.wire import MAX_FRAME
 
+# A NOTICE that the table waits for us, while our message is out, means the host never got it,
+# unless the two crossed on the way: it is acted on once our message has been out this long.
+RESEND_AFTER = 1.0
+
 
 class Step(enum.Enum):
     CONNECTING = "connecting"
@@ -117,25 +128,6 @@ class Resumable:
     path: str
 
 
-class _Line:
-    """The transport of a joiner's ``Peer``: its one connection to the host, and how much of
-    the log the host holds as far as we know."""
-
-    def __init__(self) -> None:
-        self.conn: ConnId | None = None
-        self.delivered = 0
-
-    def deliver(self, raws: list[bytes]) -> list[Action]:
-        if self.conn is None:
-            return []
-        out: list[Action] = [Send(self.conn, raw) for raw in raws[self.delivered:]]
-        self.delivered = len(raws)
-        return out
-
-    def received(self, via: int, length: int) -> None:
-        self.delivered = length
-
-
 class JoinerMachine(Playing):
     """See the module docstring. ``where`` is the host's address as the person typed it (for
     the words), ``key`` our private key (HELLO, REJOIN's proof, an ABORT before the game), and
@@ -156,8 +148,9 @@ class JoinerMachine(Playing):
         self.patience_until = 0.0
         self.step = Step.CONNECTING
         self.since = 0.0  # when the step began (or, waiting, when the host last spoke)
-        self.line = _Line()
         self.conn: ConnId | None = None  # the connection being greeted or played on
+        self.line: ConnId | None = None  # the connection the log goes out on, once the host said what it holds
+        self.delivered = 0  # how much of the log the host holds, as far as we know
         self.host: Welcome | None = None
         self.vetted: dict[bytes, bool] = {}  # our answers about keys, given once
         self.asked: set[bytes] = set()  # keys put to our person (or our known peers) meanwhile
@@ -167,9 +160,7 @@ class JoinerMachine(Playing):
         self.lost_at = 0.0
         self.retry_at: float | None = None
         self.pause = limits.reconnect_first
-        self.due: tuple[int, int | None] | None = None
-        self.due_since = 0.0
-        self.ending_since: float | None = None
+        self.ending_until: float | None = None  # once our log is complete: when we stop waiting for DONE
 
     @classmethod
     def returning(cls, session: Session, key: Ed25519PrivateKey, where: str, limits: Limits,
@@ -230,17 +221,10 @@ class JoinerMachine(Playing):
             return self._end(UnattributedTableError(f"{self._host_words()} has said nothing for "
                                                     f"{clock(limits.silence)}: it is gone"))
         if peer is not None and peer.result is None:
-            if self.step in (Step.AWAY, Step.CONNECTING, Step.GREETING, Step.REJOINING) \
-                    and now >= self.lost_at + limits.wait:
-                out += peer.absent(HOST, f"lost connection and did not return within {clock(limits.wait)}", now)
-            elif self.due is not None and now >= self._due_deadline():
-                seat = self.due[1]
-                assert seat is not None  # a wait is always for a seat
-                if seat == HOST:
-                    out += peer.absent(HOST, f"took longer than {clock(limits.timeout)} over one message", now)
-                else:
-                    out += peer.stop(UnattributedTableError(
-                        f"the host passed on nothing from {peer.names[seat]} for {clock(self._due_limit())}", HOST))
+            out += peer.tick(now)
+            forfeit = self._host_forfeits()
+            if forfeit is not None and now >= forfeit[0]:
+                out += peer.absent(HOST, forfeit[1], now)
         if peer is None and self.step is Step.AWAY and now >= self.patience_until:
             return self._end(UnattributedTableError(f"cannot reach the host {self.where} within "
                                                     f"{clock(limits.wait)}"))
@@ -264,13 +248,13 @@ class JoinerMachine(Playing):
             times.append(self.retry_at)
         if self.peer is None and self.step is Step.AWAY:
             times.append(self.patience_until)
-        if self.peer is not None:
-            if self.step in (Step.AWAY, Step.CONNECTING, Step.GREETING, Step.REJOINING):
-                times.append(self.lost_at + limits.wait)  # the host forfeits, or (at the end) we give up
-            elif self.due is not None and self.peer.result is None:
-                times.append(self._due_deadline())
-        if self.ending_since is not None and self.step is Step.PLAYING:
-            times.append(self.ending_since + limits.timeout + limits.wait)
+        peer = self.peer
+        if peer is not None and peer.result is None:
+            forfeit = self._host_forfeits()
+            times += [forfeit[0]] if forfeit is not None else []
+            times += [peer.deadline] if peer.deadline is not None else []
+        if self.ending_until is not None:
+            times.append(self.ending_until)
         return min(times) if times else None
 
     def frame_limit(self, conn: ConnId) -> int | None:
@@ -281,7 +265,25 @@ class JoinerMachine(Playing):
         return HANDSHAKE_FRAME if self.step in (Step.GREETING, Step.VETTING) else MAX_FRAME
 
     def reading(self, conn: ConnId) -> bool:
-        return True
+        # While a FORFEIT waits for our clock to agree, what follows it waits in the connection.
+        return self.peer is None or self.peer.deadline is None
+
+    # -- the peer's transport: our one connection to the host -----------------------------------
+
+    def deliver(self, raws: list[bytes]) -> list[Action]:
+        if self.line is None:
+            return []
+        out: list[Action] = [Send(self.line, raw) for raw in raws[self.delivered:]]
+        self.delivered = len(raws)
+        return out
+
+    def received(self, via: int, length: int) -> None:
+        self.delivered = length
+
+    def drop(self, via: int, why: str, now: float) -> list[Action]:
+        """The host's connection carried what proves nothing against anyone: we hang up and
+        come back, and the host's RESUMED says what of ours to send again."""
+        return self._away(f"Dropped the connection to the host ({why})", now)
 
     # -- connecting and greeting --------------------------------------------------------------
 
@@ -377,8 +379,8 @@ class JoinerMachine(Playing):
         return out
 
     def _refused(self, refuse: Refuse, now: float) -> list[Action]:
-        if self.step is Step.GREETING and self.peer is not None:
-            return self._retry(f"{self._host_words()} refused us: {refuse.reason}", now)  # it may be restarting
+        if self.peer is not None:  # returning: it may be restarting, or want us to pause; we keep trying
+            return self._retry(f"{self._host_words()} refused us: {refuse.reason}", now)
         return self._end(Refused(f"{self._host_words()} refused us: {refuse.reason}"))
 
     def _start(self, logged: Logged, now: float) -> list[Action]:
@@ -390,8 +392,11 @@ class JoinerMachine(Playing):
         if start.kind is not Kind.START:
             return self._end(RemoteTableError(f"{self._host_words()} sent {start.kind.value} instead of START", HOST))
         table = start.body
-        assert self.host is not None
-        players = table.players  # type: ignore[union-attr]
+        assert self.host is not None and isinstance(table, Table)
+        if table.times is None:  # a new table agrees its time limits (version 3): an old one is only read
+            return self._end(RemoteTableError(f"{self._host_words()} started a table of protocol version "
+                                              f"{table.version}, which agrees no time limits", HOST))
+        players = table.players
         try:
             start.verify(players[HOST].key)
         except SignatureError as error:
@@ -414,7 +419,7 @@ class JoinerMachine(Playing):
 
     def _begun(self, session: Session, now: float) -> list[Action]:
         peer = self._play(session, now)
-        self.line.conn, self.line.delivered = self.conn, 1  # the host has START, which is all we have
+        self.line, self.delivered = self.conn, 1  # the host has START, which is all we have
         if self.step is Step.GREETING:  # a game of ours, taken up on this connection
             assert self.host is not None
             if self.host.key != session.table.players[HOST].key:  # anyone may name a game's id
@@ -436,7 +441,7 @@ class JoinerMachine(Playing):
         return out + self._end(error)
 
     def _play(self, session: Session, now: float) -> Peer:
-        self.peer = Peer(session, self.line, now)
+        self.peer = Peer(session, self, now, self.limits)
         return self.peer
 
     # -- returning ------------------------------------------------------------------------------
@@ -451,20 +456,20 @@ class JoinerMachine(Playing):
         assert seat is not None
         proof = self.key.sign(Rejoin.statement(session.game_id, seat, have, head, self.host.nonce))
         self.step, self.since = Step.REJOINING, now
-        self.line.conn = None  # nothing is delivered until the host says what it holds
+        self.line = None  # nothing is delivered until the host says what it holds
         return [Send(self.conn, encode(Rejoin(session.game_id, seat, have, head, proof)))]
 
     def _resumed(self, resumed: Resumed, now: float) -> list[Action]:
         assert self.peer is not None
         self.step, self.since = Step.PLAYING, now
-        self.line.conn, self.line.delivered = self.conn, min(resumed.have, len(self.peer.raws))
+        self.line, self.delivered = self.conn, min(resumed.have, len(self.peer.raws))
         self.pause = self.limits.reconnect_first
-        return [Report("Back at the table."), *self.line.deliver(self.peer.raws)]
+        return [Report("Back at the table."), *self.deliver(self.peer.raws)]
 
     def _retry(self, why: str, now: float) -> list[Action]:
         """This attempt to return failed: close it, and try again after a pause."""
         out: list[Action] = [Close(self.conn, 0.0)] if self.conn is not None else []
-        self.conn, self.line.conn = None, None
+        self.conn, self.line = None, None
         self.step, self.since = Step.AWAY, now
         self.retry_at = now + self.pause
         self.pause = min(self.pause * 2, self.limits.reconnect_most)
@@ -480,13 +485,16 @@ class JoinerMachine(Playing):
                 return self._retry(event.reason, now)
             return self._end(UnattributedTableError(f"{self._host_words()} {event.reason}", HOST))
         if self.step is Step.PLAYING:
-            self.lost_at = now
-            self.line.conn = None
-            out: list[Action] = [Report(f"Lost the connection to the host ({event.reason}); reconnecting for up to "
-                                        f"{clock(self.limits.wait)}...")]
-            self.step, self.since, self.retry_at = Step.AWAY, now, now
-            return out
+            return self._away(f"Lost the connection to the host ({event.reason})", now)
         return self._retry(event.reason, now)
+
+    def _away(self, why: str, now: float) -> list[Action]:
+        """Off the table, lost or dropped: we connect again at once."""
+        out: list[Action] = [Close(self.conn, 0.0)] if self.conn is not None else []
+        self.conn, self.line = None, None
+        self.lost_at = now
+        self.step, self.since, self.retry_at = Step.AWAY, now, now
+        return out + [Report(f"{why}; reconnecting...")]
 
     # -- the game -------------------------------------------------------------------------------
 
@@ -495,11 +503,17 @@ class JoinerMachine(Playing):
         assert peer is not None
         if isinstance(frame, Notice):
             names, seat = peer.names, peer.session.seat
+            if frame.seat == seat and frame.presence is not Presence.BACK and peer.session.waiting_for != seat \
+                    and now - peer.due_since >= RESEND_AFTER:
+                # The host waits for our message, which is out (the log waits for another seat,
+                # or for nobody: ours completed it): it never got it. Rejoining, we learn what it
+                # holds, and send the rest again.
+                return self._away("The host has not got our last message", now)
             if frame.seat < len(names) and (frame.seat, frame.presence) != (seat, Presence.BACK):
                 return [Report(notice_line(frame, names, seat))]
             return []
         if isinstance(frame, Done):
-            if self.ending_since is None or peer.result is None:
+            if self.ending_until is None or peer.result is None:
                 return []  # the host's word on an end we have not reached: nothing to answer
             assert self.conn is not None
             return [Send(self.conn, encode(Done(len(peer.raws)))), *self._end(peer.result)]
@@ -513,28 +527,34 @@ class JoinerMachine(Playing):
         peer = self.peer
         if peer is None or self.step is Step.OVER:
             return out
+        peer.settle(now)
         session = peer.session
-        due = (len(session.log), session.waiting_for) if peer.result is None and session.need is Need.PEER else None
-        if due != self.due:
-            self.due, self.due_since = due, now
-        if peer.result is not None and self.ending_since is None:
+        if peer.result is not None and self.ending_until is None:
             if session.error is None and session.waiting_for is None and not isinstance(peer.result, TableError):
-                self.ending_since = now  # our log is complete: stay for the host's DONE
+                limits = peer.limits  # our log is complete: we stay for the host's DONE, this long at most
+                self.ending_until = now + limits.timeout + limits.wait
             else:
                 out += self._end(peer.result)
-        elif self.ending_since is not None and peer.result is not None \
-                and (now >= self.ending_since + self.limits.timeout + self.limits.wait
-                     or self.step is not Step.PLAYING and now >= self.lost_at + self.limits.wait):
+        elif self.ending_until is not None and now >= self.ending_until:
+            assert peer.result is not None
             out += self._end(peer.result)  # the host is gone: our log is complete, and it may have all of it
         return out
 
-    def _due_limit(self) -> float:
-        limits = self.limits
-        assert self.due is not None
-        return limits.timeout if self.due[1] == HOST else limits.timeout + limits.wait + limits.notice_every
-
-    def _due_deadline(self) -> float:
-        return self.due_since + self._due_limit()
+    def _host_forfeits(self) -> tuple[float, str] | None:
+        """When the host forfeits by our clock, and why, during the game (module docstring)."""
+        peer = self.peer
+        assert peer is not None
+        limits, due, since = peer.limits, peer.due, peer.due_since
+        times: list[tuple[float, str]] = []
+        if self.step is not Step.PLAYING:
+            away = f"lost connection and did not return within {clock(limits.wait)}"
+            times.append((self.lost_at + limits.wait, away))
+        if due is not None and due[1] == HOST:
+            times.append((since + limits.timeout, f"took longer than {clock(limits.timeout)} over one message"))
+        elif due is not None:
+            bound = limits.timeout + limits.wait + limits.notice_every
+            times.append((since + bound, f"passed on nothing from {peer.names[due[1]]} for {clock(bound)}"))
+        return min(times) if times else None
 
     # -- ending -----------------------------------------------------------------------------------
 
@@ -542,7 +562,7 @@ class JoinerMachine(Playing):
         if self.step is Step.GREETING and self.peer is None:
             return self._end(RemoteTableError(f"{self.where} does not speak p2pwhist (it sent {_said(payload)})", HOST))
         if self.peer is not None and self.step is Step.PLAYING:
-            return self.peer.stop(RemoteTableError(f"the host sent a bad frame: {why}", HOST))
+            return self.drop(HOST, f"it sent a bad frame: {why}", now)
         if self.peer is not None:
             return self._retry(f"the host sent a bad frame: {why}", now)
         return self._end(RemoteTableError(f"{self._host_words()} sent a bad frame: {why}", HOST))

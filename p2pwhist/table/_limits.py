@@ -35,13 +35,21 @@ class Limits:
     # While the table waits for a seat, every this many seconds (or a quarter of the timeout,
     # if that is less) the others, and the seat itself, are told how long.
     notice_every: float = 30.0
-    # Handshakes under way at once, in all and from one address; beyond either, a connection
-    # is refused at once. A table has at most five joiners and an honest handshake takes
-    # milliseconds (or a person's decision), so 64 is far more than honest use needs while
-    # bounding what a flood can make the host hold; 8 per address leaves room for several
-    # players behind one NAT, or ``play``'s bots, all on loopback.
+    # Handshakes under way at once, in all and from one network (a /24 or a /64); at either,
+    # the oldest that has not said who it is makes room (``_lobby``). A table has at most five
+    # joiners and an honest handshake takes milliseconds (or a person's decision), so 64 is far
+    # more than honest use needs while bounding what a flood can make the host hold; 8 per
+    # network leaves room for several players behind one NAT, or ``play``'s bots, all on
+    # loopback.
     pending: int = 64
-    pending_per_address: int = 8
+    pending_per_network: int = 8
+    # A seat may come back (REJOIN) this many times within ``returns_within``, then is refused
+    # until the oldest return is that old: each return costs the host a catch-up and the others
+    # a line of news, and an honest connection does not fail every few seconds. Once the log is
+    # complete a seat may come back ``returns_at_the_end`` times for its last messages, no more.
+    returns: int = 6
+    returns_within: float = 60.0
+    returns_at_the_end: int = 3
     # A joiner reconnecting after a lost connection pauses this long, then twice as long
     # after each failure, up to ``reconnect_most``.
     reconnect_first: float = 0.25

@@ -2,8 +2,12 @@
 
 Everything that decides who may sit down, and when the game may start, lives here:
 
-- A connection is admitted within two limits (``Limits.pending``, ``pending_per_address``),
-  else refused at once; it then goes through the stages of ``Stage``. What each stage takes is
+- A connection is admitted within two limits on handshakes under way: ``Limits.pending`` in
+  all, and ``pending_per_network`` from one network (a /24 of IPv4, a /64 of IPv6: one home,
+  one carrier's NAT, one attacker's range). At either limit the oldest connection that has not
+  said who it is (or, during the game, said it is nobody seated) makes room, so silent
+  connections cannot keep anyone out; only when none is left is the newcomer refused. It
+  then goes through the stages of ``Stage``. What each stage takes is
   the table ``_ACCEPTS``; anything else, or a frame that does not decode, is refused in one
   line naming what was expected, and only that connection ends.
 - Before START (``Phase.SEATING``): HELLO, WELCOME, READY; then the host decides whether to
@@ -15,6 +19,9 @@ Everything that decides who may sit down, and when the game may start, lives her
   how the table stands (LOBBY) whenever that changes, and at least every ``Limits.news_every``.
 - During the game (``Phase.PLAYING``): a HELLO is a joiner returning to its seat; its REJOIN
   is checked by the host machine (``rejoin``), which then takes the connection for the game.
+  A HELLO naming a seated key goes first: it is never made room for, and a newer HELLO naming
+  the same key replaces it (the joiner gave up on the older connection, or a stranger copied
+  the key, which only the REJOIN's proof settles).
 - A seated joiner says nothing but VOUCHes before START; if it closes, or sends anything else,
   it has left and its seat is free again. Before ``Begin`` every frame a joiner sent while it
   was seated has been read, so a joiner may answer START at once.
@@ -25,6 +32,7 @@ Times come in as values; deadlines (``deadline``) go out, and ``tick`` acts on t
 from __future__ import annotations
 
 import enum
+import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -89,6 +97,21 @@ _ACCEPTS: dict[tuple[Phase, Stage], frozenset[type]] = {
 _EXPECTED = {Stage.GREETING: "a HELLO", Stage.WELCOMED: "a READY", Stage.VETTING: "nothing", Stage.SEATED: "a VOUCH"}
 # Stages in which a connection holds one of the limited handshake slots.
 _PENDING = frozenset({Stage.GREETING, Stage.WELCOMED, Stage.VETTING})
+_CROWDED = "the host has too many connections waiting to join; try again shortly"
+_CROWDED_NETWORK = "too many connections from your network are waiting to join this host; try again shortly"
+
+
+def network_of(address: str) -> str:
+    """The network an IP address counts in for the limit per address: its /24 (IPv4) or /64
+    (IPv6), a home's or a carrier's NAT's share; an address that is no IP address (a test's
+    name) counts alone."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])  # a link-local address's zone is no part of it
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return str(ipaddress.ip_network(f"{ip}/{24 if ip.version == 4 else 64}", strict=False))
 
 
 @dataclass(eq=False)
@@ -96,7 +119,7 @@ class Arrival:
     """One connection at the door."""
 
     conn: ConnId
-    address: str  # its IP address, which the per-address limit counts
+    address: str  # its IP address
     where: str  # address and port, to name it before its HELLO does
     stage: Stage
     since: float  # when it entered its stage
@@ -107,6 +130,11 @@ class Arrival:
     @property
     def name(self) -> str:
         return self.player.name if self.player else f"a joiner at {self.where}"
+
+    @property
+    def network(self) -> str:
+        """The network the per-address limit counts (``network_of``)."""
+        return network_of(self.address)
 
     @property
     def said(self) -> Player:
@@ -136,30 +164,52 @@ class Lobby:
         self.seated: list[Arrival] = []  # in seat order: seat 1 first
         self.decided: dict[bytes, bool] = {}  # our answers about keys, given once for this table
         self._refused = 0  # connections refused for too many handshakes
+        self._evicted = 0  # connections that made room for newer ones
         self._news_at = 0.0  # when every joiner was last told how the table stands
         self._shown: list[str] = []  # what our person was last told of it
 
     # -- events --------------------------------------------------------------------------------
 
     def opened(self, conn: ConnId, address: str, where: str, now: float) -> list[Action]:
-        """A new connection: admitted into the greeting stage, or refused at once."""
+        """A new connection: admitted into the greeting stage, making room if it must (the
+        module docstring), or refused at once."""
         arrival = Arrival(conn, address, where, Stage.GREETING, now)
-        pending = [a for a in self.arrivals.values() if a.stage in _PENDING]
-        reason = None
-        if self.phase is Phase.CLOSED:
-            reason = "this table is closed"
-        elif len(pending) >= self.limits.pending:
-            reason = "the host has too many connections waiting to join; try again shortly"
-        elif sum(a.address == address for a in pending) >= self.limits.pending_per_address:
-            reason = "too many connections from your address are waiting to join this host; try again shortly"
+        out: list[Action] = []
+        reason = "this table is closed" if self.phase is Phase.CLOSED else None
+        limits = self.limits
+        for most, network, why in ((limits.pending_per_network, arrival.network, _CROWDED_NETWORK),
+                                   (limits.pending, None, _CROWDED)):
+            if reason is not None:
+                break
+            crowd = [a for a in self.arrivals.values()
+                     if a.stage in _PENDING and (network is None or a.network == network)]
+            if len(crowd) < most:
+                continue
+            unknown = [a for a in crowd if self._may_make_room(a)]
+            if not unknown:
+                reason = why
+                continue
+            oldest = min(unknown, key=lambda a: a.since)
+            self._evicted += 1
+            if self._evicted & (self._evicted - 1) == 0:  # a flood is reported at the 1st, 2nd, 4th, 8th...
+                out.append(Report(f"Dropped {oldest.name} to make room for a newer connection: {why} "
+                                  f"({self._evicted} so far)"))
+            out += self._leave(oldest, why, REFUSE_AT_ONCE)
         self.arrivals[conn] = arrival
         if reason is None:
-            return []
+            return out
         self._refused += 1
-        out: list[Action] = []
-        if self._refused & (self._refused - 1) == 0:  # a flood is reported at the 1st, 2nd, 4th, 8th...
+        if self._refused & (self._refused - 1) == 0:
             out.append(Report(f"Refused {arrival.name}: {reason} ({self._refused} refused so far)"))
         return out + self._leave(arrival, reason, REFUSE_AT_ONCE)
+
+    def _may_make_room(self, arrival: Arrival) -> bool:
+        """Whether ``arrival`` may be dropped for a newcomer: it has not said who it is, or,
+        during the game, it is nobody seated. Our own person's question (VETTING) stays."""
+        if arrival.stage is Stage.GREETING:
+            return True
+        seated = self.phase is Phase.PLAYING and arrival.said.key in {p.key for p in self.players[1:]}
+        return arrival.stage is Stage.WELCOMED and not seated
 
     def received(self, conn: ConnId, payload: bytes, now: float) -> list[Action]:
         arrival = self.arrivals[conn]
@@ -279,8 +329,13 @@ class Lobby:
         if hello.version != PROTOCOL_VERSION:
             return self._refuse(arrival, f"you speak protocol version {hello.version}; this host speaks version "
                                          f"{PROTOCOL_VERSION} (both sides need a p2pwhist of one protocol version)")
-        if self.phase is Phase.PLAYING and player.key not in [p.key for p in self.players[1:]]:
-            return self._refuse(arrival, "the table is full: a game is under way")
+        out: list[Action] = []
+        if self.phase is Phase.PLAYING:
+            if player.key not in [p.key for p in self.players[1:]]:
+                return self._refuse(arrival, "the table is full: a game is under way")
+            for older in [a for a in self.arrivals.values() if a is not arrival and a.stage is Stage.WELCOMED
+                          and a.said.key == player.key]:  # the newest HELLO for a seat goes on
+                out += self._leave(older, "a newer connection came for this seat", REFUSE_AT_ONCE)
         refusal = self._refusal(arrival) if self.phase is Phase.SEATING else None
         if refusal is not None:
             return self._refuse(arrival, refusal)
@@ -289,7 +344,7 @@ class Lobby:
         arrival.nonce = self._nonce()
         arrival.stage, arrival.since = Stage.WELCOMED, now
         welcome = Welcome(PROTOCOL_VERSION, self.me.name, self.me.key, arrival.nonce, self.game)
-        return [Send(arrival.conn, encode(welcome))]
+        return out + [Send(arrival.conn, encode(welcome))]
 
     def _ready(self, arrival: Arrival, _: Ready, now: float) -> list[Action]:
         refusal = self._refusal(arrival)

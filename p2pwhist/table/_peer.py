@@ -25,10 +25,12 @@ and makes the sends (``Transport``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from p2pwhist.bodies import Forfeit
 from p2pwhist.session import (
+    HOST,
     Aborted,
     Convicted,
     LocalError,
@@ -41,6 +43,14 @@ from p2pwhist.session import (
 from p2pwhist.signed import Kind, SignatureError, SignedMessage, parse
 from p2pwhist.table._actions import Action, Choose, Keep, Record, Remember, Show, Unchoose, Wish
 from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, TableError
+from p2pwhist.table._limits import Limits
+
+
+# A seat co-signs a FORFEIT only once its own clock says the named seat's message has been due
+# for the shorter of the table's two limits, less this slack: its clock started a relay's
+# latency after the declarer's, and clocks run at slightly different rates (session.md §7.3).
+SLACK_SECONDS = 2.0
+SLACK_SHARE = 0.05
 
 
 class Transport(Protocol):
@@ -52,14 +62,24 @@ class Transport(Protocol):
     def received(self, via: int, length: int) -> None:
         """The message that made the log ``length`` long came over ``via``'s connection."""
 
+    def drop(self, via: int, why: str, now: float) -> list[Action]:
+        """``via``'s connection carried what proves nothing against anyone (bytes that are no
+        message of ours, a bad signature, a message out of the chain): drop it; the seat may
+        come back and send again."""
+
 
 class Peer:
     """See the module docstring. ``begin`` first, then ``take``, ``chosen``, ``absent`` and
     ``stop`` as things happen; each returns the actions that follow, in order."""
 
-    def __init__(self, session: Session, transport: Transport, now: float) -> None:
+    def __init__(self, session: Session, transport: Transport, now: float, limits: Limits) -> None:
         self.session = session
         self.transport = transport
+        times = session.table.times  # the table's own, which every seat signed; a version-2 game has none
+        self.limits = limits if times is None else replace(limits, timeout=float(times.move), wait=float(times.wait))
+        self.due: tuple[int, int] | None = None  # (log length, seat) of the message the log waits for
+        self.due_since = now
+        self._held: tuple[SignedMessage, int] | None = None  # a FORFEIT we do not sign yet, and its carrier
         self.names = [player.name for player in session.table.players]
         self.raws = [message.raw for message in session.log]  # the log as recorded, sent from here
         self.result: Outcome | TableError | None = None
@@ -129,21 +149,62 @@ class Peer:
     def take(self, raw: bytes, via: int, now: float) -> list[Action]:
         """A message for the log from another seat, carried by ``via``'s connection: checked
         (chain, signature, carrier), recorded and passed on now; taken (its body: the rules,
-        the deck) by the next ``work``, once it has left for the others."""
+        the deck) by the next ``work``, once it has left for the others.
+
+        What fails the check proves nothing against the seat it names: the connection that
+        carried it is dropped, and its seat may come back and send again (``Transport.drop``).
+        A FORFEIT naming this seat, which is here, is never signed: it is kept, as the evidence
+        it is, and the game is over for us. One naming another seat is signed only once our
+        own clock agrees that seat's message has been due long enough (``_forfeit_due``)."""
         if self.result is not None:
             return []
         if self._taking is not None:
             raise LocalTableError("a message came before the one passed on was taken: work first")
+        if self._held is not None:  # nothing may follow a FORFEIT before we sign it
+            return self.transport.drop(via, "sent on before we signed the forfeit it declared", now)
+        session = self.session
+        declared = self._forfeit_of_ours(raw)
+        if declared is not None:
+            return self._forfeited_while_here(raw, declared, via, now)
+        try:
+            message = session.check(raw, via, fatal=False)
+        except RemoteError as error:
+            return self.transport.drop(via, error.reason, now)
         out: list[Action] = []
         if self.choosing is not None:  # it settles the match, or it is out of turn: either way, stop asking
             out.append(Unchoose(self.choosing))
             self.choosing = None
-        try:
-            message = self.session.check(raw, via)
-        except RemoteError as error:
-            return out + self._refused(raw, error)
+        body = message.body
+        if isinstance(body, Forfeit) and session.leaver is None and body.seat != session.seat:
+            if now < self._forfeit_due():
+                self._held = (message, via)
+                return out
         self._taking = message
         return out + self._logged(message, via)
+
+    @property
+    def deadline(self) -> float | None:
+        """When a FORFEIT held until our clock agrees may be signed."""
+        return self._forfeit_due() if self._held is not None and self.result is None else None
+
+    def tick(self, now: float) -> list[Action]:
+        """Sign the FORFEIT held, once our clock agrees (``deadline``)."""
+        if self._held is None or now < self._forfeit_due():
+            return []
+        (message, via), self._held = self._held, None
+        self._taking = message
+        return self._logged(message, via)
+
+    def _forfeit_due(self) -> float:
+        shortest = min(self.limits.timeout, self.limits.wait)
+        return self.due_since + shortest * (1 - SLACK_SHARE) - SLACK_SECONDS
+
+    def settle(self, now: float) -> None:
+        """After each step: start the clock of a new wait (``due``, ``due_since``)."""
+        session = self.session
+        due = (len(session.log), session.waiting_for) if self.result is None and session.need is Need.PEER else None
+        if due != self.due:
+            self.due, self.due_since = due, now  # type: ignore[assignment]
 
     def absent(self, seat: int, reason: str, now: float) -> list[Action]:
         """``seat``, whose message is due, stayed away or took too long: it forfeits."""
@@ -211,15 +272,29 @@ class Peer:
         return self.session.outcome
 
     def _refused(self, raw: bytes, error: RemoteError) -> list[Action]:
-        """A message we refuse: kept as evidence, then the game stops, said to all. Unless it
-        is a FORFEIT naming us where our own message stands: we were declared gone while we
-        made our move, and the table went on without us."""
-        reason = self._forfeit_of_ours(raw)
-        if reason is not None:
-            self.result = Refused(f"{self.me} left the match, as the others signed: {reason}")
-            return []
+        """A message that broke the rules (its body): it is in the log of every seat that took
+        it, the evidence; the game stops, said to all."""
         out: list[Action] = [] if self.raws and self.raws[-1] == raw else [Keep(raw)]
         return out + self._stopped(error)
+
+    def _forfeited_while_here(self, raw: bytes, reason: str, via: int, now: float) -> list[Action]:
+        """A FORFEIT naming us, who are here: never signed.
+
+        A joiner cannot go on: the host relays no more of its messages. It keeps the FORFEIT
+        in its transcript (where a message of its own stands at the same place, the two are the
+        evidence of a fork) and stops. The host goes on, as the relay of everyone else's game:
+        the declarer has left the table in effect, its connection is dropped, and it forfeits
+        if its message comes due and does not come. The declarer's own transcript holds its
+        claim; the others never see it."""
+        message = parse(raw)
+        declarer = self.names[message.seat]
+        where = " at the place of a message of ours" if message.seq < len(self.session.log) else ""
+        said = f"{declarer} declared{where} that {self.me} forfeits the match ({reason}); {self.me} does not sign " \
+            "its own forfeit"
+        if self.session.seat == HOST:
+            return self.transport.drop(via, said, now)
+        self.result = Refused(f"{said}, and keeps the declaration in the transcript")
+        return [Keep(raw)]
 
     def _stopped(self, error: SessionError) -> list[Action]:
         """The session stopped: name whoever stopped it, and tell the others unless they know."""
@@ -249,8 +324,8 @@ class Peer:
         return self._logged(message) + self._shown()
 
     def _forfeit_of_ours(self, raw: bytes) -> str | None:
-        """The reason, if ``raw`` is a validly signed FORFEIT naming us at a place in the log
-        where we put a message of our own."""
+        """The reason, if ``raw`` is a validly signed FORFEIT naming us, the first one, at the
+        log's head or at a place where our own message stands."""
         session = self.session
         try:
             message = parse(raw)
@@ -258,8 +333,11 @@ class Peer:
         except (SignatureError, IndexError):
             return None
         body = message.body
-        if not isinstance(body, Forfeit) or body.seat != session.seat or message.seq >= len(session.log):
+        if not isinstance(body, Forfeit) or body.seat != session.seat or message.seq > len(session.log) \
+                or session.leaver is not None:
             return None
+        if message.seq == len(session.log):
+            return body.reason if message.prev == session.head else None
         ours = session.log[message.seq]
         return body.reason if ours.seat == session.seat and ours.prev == message.prev else None
 

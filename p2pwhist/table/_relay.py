@@ -37,6 +37,7 @@ class Relay:
         self.delivered: dict[ConnId, int] = {conn: 0 for conn in conns if conn is not None}
         self.lost_at: dict[int, float] = {seat: now for seat, conn in enumerate(conns) if seat and conn is None}
         self.held: dict[ConnId, bytes] = {}
+        self.told_gone: set[int] = set()  # seats the others were told are gone, and not yet that they are back
 
     def seat_of(self, conn: ConnId) -> int | None:
         return self.conn_of.index(conn) if conn in self.conn_of else None
@@ -88,9 +89,7 @@ class Relay:
                 rejoin.proof, Rejoin.statement(rejoin.game, rejoin.seat, rejoin.have, rejoin.head, nonce))
         except (InvalidSignature, ValueError):
             return f"{name} did not prove that it holds the seat's key"
-        leaver = session.leaver
-        if leaver is not None and leaver.seat == rejoin.seat:
-            return f"{name} forfeited the match: {leaver.reason}"
+        # A seat that forfeited meanwhile comes back too: for the FORFEIT, which it keeps.
         if session.error is not None:
             return "the game was stopped"
         if rejoin.have <= len(raws) and hashlib.sha256(raws[rejoin.have - 1]).digest() != rejoin.head:
@@ -122,5 +121,17 @@ class Relay:
                 *(Send(conn, payload) for seat, conn in enumerate(self.conn_of)
                   if conn is not None and not (back and seat == notice.seat))]
 
-    def gone(self, seat: int, wait: float) -> Notice:
-        return Notice(seat, Presence.GONE, 0, int(wait))
+    def announce_gone(self, seat: int, wait: float) -> list[Action]:
+        """That ``seat`` lost its connection, once until it is back: a seat that comes and
+        goes makes one line of news each way, not one per connection."""
+        if seat in self.told_gone:
+            return []
+        self.told_gone.add(seat)
+        return self.announce(Notice(seat, Presence.GONE, 0, int(wait)))
+
+    def announce_back(self, seat: int) -> list[Action]:
+        """That ``seat`` is back, if the others were told it was gone."""
+        if seat not in self.told_gone:
+            return []
+        self.told_gone.discard(seat)
+        return self.announce(Notice(seat, Presence.BACK, 0, 0))

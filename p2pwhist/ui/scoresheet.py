@@ -25,7 +25,7 @@ def scoresheet(verdict: Verdict) -> str:
     words = game_entry(table.game).text
     names = [p.name for p in table.players]
     match = session.match
-    leaver = session.leaver
+    settlement = verdict.settlement
     out: list[str] = []
     for number, hand in enumerate(match.hands, start=1):
         audited = number <= len(session.audited)
@@ -43,9 +43,9 @@ def scoresheet(verdict: Verdict) -> str:
         out += words.record(full, result, names)
         out.append("")
     out += match_table(names, [r.points for r in match.results], match.points, match.winner,
-                       left=None if leaver is None else leaver.seat)
-    if leaver is not None:
-        out.append(f"{names[leaver.seat]} left at message {leaver.seq}: {leaver.reason}")
+                       left=None if settlement is None else settlement.seat)
+    if settlement is not None:
+        out.append(settlement.line(names))
     elif not verdict.complete:
         out[-1] = f"Points so far: {tally(names, match.points)}; the match was not finished."
     if not verdict.complete:
