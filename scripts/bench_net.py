@@ -139,7 +139,7 @@ async def networked_hands(game: Game, hands: int, delay: float = 0.0) -> tuple[l
                 async with trio.open_nursery() as joiners:
                     for seat in range(1, players):
                         command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", "random",
-                                   "--name", f"joiner{seat}", "--timeout", "60", "--transcript", f"{home}/j{seat}.p2pw"]
+                                   "--name", f"joiner{seat}", "--transcript", f"{home}/j{seat}.p2pw"]
                         env = {**os.environ, "P2PWHIST_HOME": f"{home}/j{seat}"}
                         joiners.start_soon(lambda c=command, e=env: trio.run_process(c, stdout=subprocess.DEVNULL, env=e))
                 await hosted.wait()

@@ -1,7 +1,7 @@
 """Fuzz a real ``p2pwhist host`` process over loopback TCP, and report what breaks it.
 
 The host runs as ``python -m p2pwhist host --port 0 --bind 127.0.0.1 --bot random --players 2
---hands 1 --timeout 5 --name host`` with its own temporary ``P2PWHIST_HOME``, its stdout and
+--hands 1 --timeout 10 --wait 10 --name host`` with its own temporary ``P2PWHIST_HOME``, its stdout and
 stderr in files; the fuzzer speaks protocol version 3 (protocol/wire.md §2: HELLO, WELCOME,
 READY, the host's LOBBY news and the joiners' VOUCHes, then START). It sends ``--frames``
 frames of these kinds:
@@ -90,6 +90,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist import table
 from p2pwhist.bots import RandomBot
+from p2pwhist.limits import MIN_MOVE
 from p2pwhist.session import Need, Session
 from p2pwhist.signed import SignedMessage, parse, public_bytes, sign
 from p2pwhist.table import HANDSHAKE_FRAME, PROTOCOL_VERSION
@@ -99,7 +100,7 @@ MAX_FRAME = 64 * 1024
 ANSWER_DEADLINE = 15.0  # any answer, close, START or next message; longer is a hang
 CONNECT_TIMEOUT = 5.0
 START_DEADLINE = 30.0  # a fresh host process to print that it listens
-HOST_TIMEOUT = 5  # the host's own --timeout for a silent peer
+HOST_TIMEOUT = MIN_MOVE  # the host's --timeout and --wait for a silent peer: the table's floors
 GAME_END_DEADLINE = HOST_TIMEOUT + 15.0  # after the mutated frame, the host must have exited
 EXIT_DEADLINE = 15.0
 QUIET = 3.0  # after a mutated frame, silence this long while it is our turn: the host took it
