@@ -347,6 +347,7 @@ async def test_a_relaying_host_that_forks_the_log_is_shown_by_the_two_transcript
     hosts, carols = table.results[0], table.results[2]
     assert isinstance(hosts, Outcome) and hosts.forfeited.seat == 2, hosts
     assert isinstance(carols, Outcome) and carols.forfeited.seat == 0, carols
+    assert "refused our return for 0:10 (the last time: carol (seat 2)'s transcript differs" in carols.forfeited.reason
     [parting] = first_partings([read_transcript(path) for path in (table.transcripts[0], table.transcripts[2])])
     assert parting.place == forked[0] and [m.kind for m in parting.held] == [Kind.COMMIT, Kind.COMMIT]
     assert parting.signed_both == HOST

@@ -158,6 +158,7 @@ class JoinerMachine(Playing):
         self.sitting: tuple[SignedMessage, int] | None = None  # START and our seat, while our files are made
         self.peer: Peer | None = None
         self.lost_at = 0.0
+        self.refusal: str | None = None  # why the host last refused our return, until we are back
         self.retry_at: float | None = None
         self.pause = limits.reconnect_first
         self.ending_until: float | None = None  # once our log is complete: when we stop waiting for DONE
@@ -380,6 +381,7 @@ class JoinerMachine(Playing):
 
     def _refused(self, refuse: Refuse, now: float) -> list[Action]:
         if self.peer is not None:  # returning: it may be restarting, or want us to pause; we keep trying
+            self.refusal = refuse.reason
             return self._retry(f"{self._host_words()} refused us: {refuse.reason}", now)
         return self._end(Refused(f"{self._host_words()} refused us: {refuse.reason}"))
 
@@ -461,7 +463,7 @@ class JoinerMachine(Playing):
 
     def _resumed(self, resumed: Resumed, now: float) -> list[Action]:
         assert self.peer is not None
-        self.step, self.since = Step.PLAYING, now
+        self.step, self.since, self.refusal = Step.PLAYING, now, None
         self.line, self.delivered = self.conn, min(resumed.have, len(self.peer.raws))
         self.pause = self.limits.reconnect_first
         return [Report("Back at the table."), *self.deliver(self.peer.raws)]
@@ -547,7 +549,8 @@ class JoinerMachine(Playing):
         limits, due, since = peer.limits, peer.due, peer.due_since
         times: list[tuple[float, str]] = []
         if self.step is not Step.PLAYING:
-            away = f"lost connection and did not return within {clock(limits.wait)}"
+            away = f"lost connection and did not return within {clock(limits.wait)}" if self.refusal is None else \
+                f"refused our return for {clock(limits.wait)} (the last time: {self.refusal})"
             times.append((self.lost_at + limits.wait, away))
         if due is not None and due[1] == HOST:
             times.append((since + limits.timeout, f"took longer than {clock(limits.timeout)} over one message"))
