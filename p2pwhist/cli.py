@@ -22,8 +22,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from p2pwhist.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.base import ConfigError
+from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.registry import GAMES
 from p2pwhist.home import HomeError, secrets_path, unfinished_games
 from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT, MAX_LIMIT, MIN_MOVE, MIN_WAIT

@@ -22,9 +22,9 @@ import trio
 
 from p2pwhist.addresses import parse_address
 from p2pwhist.bodies import Table, check_name
-from p2pwhist.bots import Bot, check_level, make_bot
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
 from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText
+from p2pwhist.games.bots import Bot, check_level, make_bot
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry
 from p2pwhist.home import KnownPeers, identity_fingerprint, load_identity, secrets_path

@@ -1,4 +1,4 @@
-"""Box's screens and registry entry (p2pwhist/games/box_text.py): each screen on fixed deals,
+"""Box's screens and registry entry (p2pwhist/games/box/text.py): each screen on fixed deals,
 secrecy and typed moves under random play, and a working game from the registry."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pytest
 
 from p2pwhist.cards import CARDS, Card
 from p2pwhist.games.base import PLAYS, HonourPolicy, IllegalMove
-from p2pwhist.games.box import Box, BoxHand, BoxView, Layout, Phase, Variant
-from p2pwhist.games.box_text import BOX, WIDTH
+from p2pwhist.games.box.engine import Box, BoxHand, BoxView, Layout, Phase, Variant
+from p2pwhist.games.box import ENTRY as BOX
+from p2pwhist.games.box.text import WIDTH
 from p2pwhist.games.registry import GAMES, game_from_wire
 from p2pwhist.text import Style, seat_names
 

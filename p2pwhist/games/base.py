@@ -276,7 +276,7 @@ class GameText(Protocol):
     def notices(self, view: View) -> list[str]: ...  # standing facts worth an alert once ("Your box is open")
 
 
-BotFactory = Callable[[random.Random], Any]  # a bot (``p2pwhist.bots.Bot``) from its randomness
+BotFactory = Callable[[random.Random], Any]  # a bot (``p2pwhist.games.bots.Bot``) from its randomness
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from typing import TextIO
 import trio
 
 from p2pwhist import text
-from p2pwhist.bots import DEFAULT_LEVEL, Searching, make_bot
 from p2pwhist.cards import CardError, Suit
 from p2pwhist.games.base import BotFactory, GameEntry, GameText, HandResult, HandState, Play, View
+from p2pwhist.games.bots import DEFAULT_LEVEL, Searching, make_bot
 from p2pwhist.games.match import Match
 from p2pwhist.text import Style
 
