@@ -19,7 +19,7 @@ from p2pwhist.games.boxwhist.search import SearchBot
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import shuffled_deck
 
-SEARCHERS = [(name, entry.bots["search"]) for name, entry in GAMES.items()]
+SEARCHERS = [(name, entry.search_bot) for name, entry in GAMES.items() if entry.search_bot is not None]
 
 
 @pytest.mark.parametrize("game,factory", SEARCHERS, ids=[name for name, _ in SEARCHERS])

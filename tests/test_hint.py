@@ -100,4 +100,4 @@ def test_a_bot_that_fails_or_no_search_bot_is_a_short_message_not_an_error():
             raise RuntimeError("a bug")
 
     assert hint(Broken, view) == "No hint: the computer player failed (RuntimeError)."
-    assert hint(None, view) == "No hint for this game."
+    assert hint(None, view) == "No hint: this game has no search bot."

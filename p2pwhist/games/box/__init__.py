@@ -5,7 +5,7 @@ rule-of-thumb player, ``heuristic``, and a PIMC search over its fast simulator, 
 imports it.
 """
 
-from p2pwhist.games.base import GameEntry
+from p2pwhist.games.base import GameEntry, GameOption
 from p2pwhist.games.bots import RandomBot
 from p2pwhist.games.box.engine import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, Box, Variant
 from p2pwhist.games.box.heuristic import BoxHeuristicBot
@@ -18,7 +18,10 @@ ENTRY = GameEntry(
     from_wire=Box.from_wire,
     players=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
     default_players=DEFAULT_PLAYERS,
-    options={"variant": tuple(variant.value for variant in Variant)},
+    options=(
+        GameOption("variant", str, tuple(variant.value for variant in Variant), Variant.SEED.value,
+                   "the rules as read: seed (an empty box loses) or pagat (pagat.com's: the last box left wins)"),
+    ),
     bots={"random": RandomBot, "heuristic": BoxHeuristicBot, "search": BoxSearchBot},
     # Under the seed rules (the default) search only equals the heuristic head to head (0.251 of
     # the points, fair 0.25) and does worse against random players (loses 0.201 of its games

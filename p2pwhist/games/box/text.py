@@ -291,6 +291,7 @@ class BoxText:
 
     title = "Box"
     rules = RULES
+    typed = "QS, box 2"
 
     def header(self, view: BoxView, names: Sequence[str], style: Style, hand_no: int) -> str:
         """"== Hand 2: North deals, East opens; an empty box loses ==" (the variant's aim)."""

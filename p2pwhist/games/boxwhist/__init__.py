@@ -18,7 +18,7 @@ ENTRY = GameEntry(
     from_wire=BoxWhist.from_wire,
     players=tuple(sorted(DEAL_SIZES)),
     default_players=2,
-    options={},
+    options=(),
     bots={"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot},
     # At its default level: about 0.2 s a move on average at 2 players, capped at 0.9 s (scripts/time_cap.py).
     default_bot="search",

@@ -116,6 +116,7 @@ class BoxWhistText:
 
     title = "Box Whist"
     rules = RULES
+    typed = "QS, box 2"
 
     def header(self, view: BoxWhistView, names: Sequence[str], style: Style, hand_no: int) -> str:
         """"== Hand 2: North deals; trumps are ♣ (clubs) ==" (the dealer by name)."""
