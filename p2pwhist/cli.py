@@ -22,9 +22,9 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from p2pwhist.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.base import ConfigError
-from p2pwhist.games.registry import GAMES
+from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS
+from p2pwhist.games.registry import GAMES, options_offered
 from p2pwhist.home import HomeError, secrets_path, unfinished_games
 from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT, MAX_LIMIT, MIN_MOVE, MIN_WAIT
 from p2pwhist.text import match_line
@@ -35,9 +35,17 @@ from p2pwhist.verify import Verdict, first_partings, unreadable, verify
 EXIT_PEER = 1
 EXIT_USAGE = 2
 
-DESCRIPTION = """\
-Card games for 2 to 6 players who share no server and need not trust each other:
-Box Whist (--game boxwhist, 2-4 players) and Bradley's Box (--game box, 2-6 players).
+DEFAULT_GAME = next(iter(GAMES))  # the registry's first
+
+
+def _table_sizes(players: tuple[int, ...]) -> str:
+    return f"{min(players)}-{max(players)}"
+
+
+DESCRIPTION = f"""\
+Card games for {_table_sizes(sorted({n for e in GAMES.values() for n in e.players}))} players who share no server \
+and need not trust each other:
+{", ".join(f"{e.text.title} (--game {name}, {_table_sizes(e.players)} players)" for name, e in GAMES.items())}.
 
   p2pwhist play              play against the computer on this machine
   p2pwhist host              start a table others can join
@@ -92,13 +100,17 @@ BOT_NAMES = sorted(set().union(*(entry.bots for entry in GAMES.values())))
 
 
 def _game_arguments(parser: argparse.ArgumentParser, players_help: str) -> None:
-    """--game, --players and --variant, checked against the game's entry by ``_game``."""
-    games = ", ".join(f"{name} ({min(e.players)}-{max(e.players)} players, default {e.default_players})"
+    """--game, --players and each game's options (``--NAME``, as its entry declares them),
+    checked against the chosen game's entry by ``registry.chosen``."""
+    games = ", ".join(f"{name} ({_table_sizes(e.players)} players, default {e.default_players})"
                       for name, e in GAMES.items())
-    parser.add_argument("--game", choices=sorted(GAMES), default="boxwhist", help=f"the game: {games} (default boxwhist)")
+    parser.add_argument("--game", choices=sorted(GAMES), default=DEFAULT_GAME,
+                        help=f"the game: {games} (default {DEFAULT_GAME})")
     parser.add_argument("--players", type=int, help=players_help)
-    variants = "; ".join(f"{name}: {'|'.join(e.options['variant'])}" for name, e in GAMES.items() if "variant" in e.options)
-    parser.add_argument("--variant", help=f"the rules' variant, for games that have one ({variants}; the first is the default)")
+    for name, offered in options_offered().items():
+        games_with = "; ".join(f"{game}: {option.help}, {'|'.join(map(str, option.choices))}, default {option.default}"
+                               for game, e in GAMES.items() for option in e.options if option.name == name)
+        parser.add_argument(f"--{name}", type=offered.type, help=f"for {games_with}")
 
 
 def _peer_arguments(parser: argparse.ArgumentParser) -> None:
@@ -146,9 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
                                description="Start a table on this machine with computer players as real peers "
                                "over loopback TCP, and play one seat yourself.")
     _game_arguments(play, "seats at the table (default: the game's usual number)")
-    play.add_argument("--hands", type=_positive_int, default=3, help="hands (games of Box) in the match (default 3)")
+    play.add_argument("--hands", type=_positive_int, default=3, help="hands in the match (default 3)")
+    defaults = "; ".join(f"{e.default_bot} for {name}" for name, e in GAMES.items())
     play.add_argument("--bot", choices=BOT_NAMES, help="the computer players (default: the game's strongest that "
-                      "answers within about a second: search, at its normal level, for boxwhist; heuristic for box)")
+                      f"answers within about a second: {defaults}; a search bot at its {DEFAULT_LEVEL} level)")
     _level_argument(play)
     play.add_argument("--watch", action="store_true", help="bots in every seat; show the game as it goes")
     play.add_argument("--local", action="store_true", help="play in this process, without the network "
@@ -167,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     host_.add_argument("--bind", help="address to listen on (default: every address of this machine); "
                        "the join command printed is then for this address only")
     length = host_.add_mutually_exclusive_group()
-    length.add_argument("--hands", type=_positive_int, help="play this many hands (games of Box)")
+    length.add_argument("--hands", type=_positive_int, help="play this many hands")
     length.add_argument("--minutes", type=_positive_int, help="start no new hand after this many minutes "
                         "(with neither: play on as long as everyone wishes; after each hand each person "
                         "is asked, and the first 'no' ends the match)")
@@ -314,12 +327,13 @@ def _games_list() -> str:
     for name, entry in GAMES.items():
         line = f"  {name:<{width}}  {entry.text.title:<{titles}}  {_player_counts(entry.players)} players " \
                f"(usually {entry.default_players})"
-        if "variant" in entry.options:
-            first, *others = entry.options["variant"]
-            line += f"; variants {', '.join([f'{first} (the default)', *others])}"
+        for option in entry.options:
+            choices = [f"{c} (the default)" if c == option.default else str(c) for c in option.choices]
+            line += f"; {option.name}s {', '.join(choices)}"
         lines.append(line)
-    lines += ["", "p2pwhist rules GAME prints a game's rules, e.g. p2pwhist rules " + next(iter(GAMES)) + ";",
-              "play one with --game GAME (and --players N, --variant V)."]
+    options = "".join(f", --{name} {name[0].upper()}" for name in options_offered())
+    lines += ["", f"p2pwhist rules GAME prints a game's rules, e.g. p2pwhist rules {DEFAULT_GAME};",
+              f"play one with --game GAME (and --players N{options})."]
     return "\n".join(lines)
 
 

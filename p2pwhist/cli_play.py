@@ -22,11 +22,11 @@ import trio
 
 from p2pwhist.addresses import parse_address
 from p2pwhist.bodies import Table, check_name
-from p2pwhist.bots import Bot, check_level, make_bot
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
-from p2pwhist.games.base import ConfigError, Game, GameEntry, GameText
+from p2pwhist.games.base import BotFactory, ConfigError, Game, GameEntry, GameText
+from p2pwhist.games.bots import Bot, check_level, make_bot
 from p2pwhist.games.match import MatchLength
-from p2pwhist.games.registry import chosen, game_entry
+from p2pwhist.games.registry import chosen, game_entry, options_offered
 from p2pwhist.home import KnownPeers, identity_fingerprint, load_identity, secrets_path
 from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
 from p2pwhist.local import LocalMatch, play_match
@@ -108,10 +108,9 @@ class _Display:
         entry = game_entry(table.game)
         self.words, self.seat, self.names = entry.text, seat, [p.name for p in table.players]
         if self.bot_name is not None:
-            if self.bot_name not in entry.bots:
-                raise ConfigError(f"{entry.name} has no {self.bot_name!r} bot (it has {', '.join(entry.bots)})")
             # OS-seeded and on the real clock: the edge may be random and read the time.
-            self.bot = make_bot(entry.bots[self.bot_name], random.Random(), self.level, time.perf_counter)
+            self.bot = make_bot(_game_bot(entry, self.bot_name, self.level), random.Random(), self.level,
+                                time.perf_counter)
         if self.full is None and (self.bot_name is None or self.watch):
             names = list(self.names)
             if not self.watch:
@@ -194,10 +193,27 @@ def _finished(args: argparse.Namespace) -> bool:
     return True
 
 
+def _chosen(args: argparse.Namespace) -> tuple[GameEntry, Game]:
+    """The game ``--game``, ``--players`` and the game options given (``--NAME``) name."""
+    given = {name: getattr(args, name) for name in options_offered() if getattr(args, name) is not None}
+    return chosen(args.game, args.players, given)
+
+
+def _game_bot(entry: GameEntry, name: str, level: str | None) -> BotFactory:
+    """The bot ``name`` of ``entry``'s game, able to play at ``level``, or a ``ConfigError``
+    that says plainly what the game lacks."""
+    if name not in entry.bots:
+        raise ConfigError(f"{entry.name} has no {name!r} bot (it has {', '.join(entry.bots)})")
+    if level is not None and entry.search_bot is None:
+        raise ConfigError(f"{entry.name} has no search bot, so no levels")
+    check_level(entry.bots[name], level)
+    return entry.bots[name]
+
+
 def host_command(args: argparse.Namespace) -> int:
     if _finished(args):
         return 0
-    _, game = chosen(args.game, args.players, args.variant)
+    _, game = _chosen(args)
     length = MatchLength(hands=args.hands, minutes=args.minutes)  # neither: an open match
     display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level)
     options = _options(args, display)
@@ -240,11 +256,9 @@ PLAY_BOT_TIMEOUT = 86400
 
 def play_command(args: argparse.Namespace) -> int:
     """A host in this process (the person, or a watched bot) and bots as separate processes."""
-    entry, game = chosen(args.game, args.players, args.variant)
+    entry, game = _chosen(args)
     args.bot = args.bot or entry.default_bot
-    if args.bot not in entry.bots:
-        raise ConfigError(f"{entry.name} has no {args.bot!r} bot (it has {', '.join(entry.bots)})")
-    check_level(entry.bots[args.bot], args.level)
+    _game_bot(entry, args.bot, args.level)
     if args.local:
         return _play_local(args, entry, game)
     display = _Display(args.bot if args.watch else None, watch=args.watch, full=_full_screen(args, not args.watch),

@@ -13,8 +13,8 @@ from typing import Sequence
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.bodies import Player, Table
-from p2pwhist.bots import Bot, RandomBot
 from p2pwhist.games.base import Game
+from p2pwhist.games.bots import Bot, RandomBot
 from p2pwhist.games.match import MatchLength
 from p2pwhist.session import Need, Session, start_message
 from p2pwhist.signed import public_bytes

@@ -15,8 +15,8 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from p2pwhist.bots import Bot
 from p2pwhist.games.base import Game, HandResult, HandState, Play, View
+from p2pwhist.games.bots import Bot
 from p2pwhist.games.match import Match, MatchLength
 
 OnMove = Callable[[HandState, int, Play], None]

@@ -12,7 +12,7 @@ Prints human-readable lines, then, as its LAST line, one JSON object:
   does too;
 - for information: the heuristic's share of hands won at 3 and 4 players (one heuristic seat,
   rotating, against random bots; its fair share is 1/players), and the heuristic's own speed;
-- Box (``p2pwhist/games/box.py``), 4 players:
+- Box (``p2pwhist/games/box/engine.py``), 4 players:
   - ``box_games_per_s``: whole games per second, four RandomBots, HonourPolicy.REFUSE, every
     card known to the one state (``Box(4).new_hand(dealer, [], cards)``), a freshly shuffled
     deck per game;
@@ -43,11 +43,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from p2pwhist.bots import RandomBot  # noqa: E402
-from p2pwhist.bots.box_heuristic import BoxHeuristicBot  # noqa: E402
-from p2pwhist.bots.heuristic import HeuristicBot  # noqa: E402
-from p2pwhist.games.box import Box  # noqa: E402
-from p2pwhist.games.boxwhist import BoxWhist  # noqa: E402
+from p2pwhist.games.bots import RandomBot  # noqa: E402
+from p2pwhist.games.box.engine import Box  # noqa: E402
+from p2pwhist.games.box.heuristic import BoxHeuristicBot  # noqa: E402
+from p2pwhist.games.boxwhist.engine import BoxWhist  # noqa: E402
+from p2pwhist.games.boxwhist.heuristic import HeuristicBot  # noqa: E402
 from p2pwhist.local import play_hand, shuffled_deck  # noqa: E402
 
 SPEED_HANDS = 3000  # random-vs-random hands timed for hands_per_s

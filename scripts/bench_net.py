@@ -85,11 +85,11 @@ import trio
 from bench_verify import time_verify, write_match  # this script's folder is on sys.path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pwhist.bots import RandomBot
 from p2pwhist.deck import _audit, _curve, _deck, _passes
 from p2pwhist.games.base import Game
-from p2pwhist.games.box import Box
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.box.engine import Box
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.inprocess import open_table, random_match
 from p2pwhist.net import Agent, GameRecord, HostOptions, PeerOptions, host

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.inprocess import random_match
 from p2pwhist.signed import SignedMessage
 from p2pwhist.transcript import TranscriptWriter, read_transcript

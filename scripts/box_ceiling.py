@@ -7,7 +7,7 @@ deals from what it may know (``view``) or, to measure a ceiling, from the true c
   are sampled from the rest, as the bot would;
 - ``all``: every card is the true one (the boxes and the pile order too: nobody may know them).
 
-Under the seed rules the only choice that matters is which card to lay (``bots/box_heuristic.py``
+Under the seed rules the only choice that matters is which card to lay (``games/box/heuristic.py``
 (a)); the figures say whether a better guess at the hidden cards could make that choice pay.
 Same deals and seeds for every mode. The LAST line is one JSON object.
 
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import duplicate  # scripts/duplicate.py
 
-from p2pwhist.bots.box_search import BoxKnowledge, BoxSearchBot
+from p2pwhist.games.box.search import BoxKnowledge, BoxSearchBot
 
 PLAYERS = 4
 

@@ -2,7 +2,7 @@
 """PIMC against ISMCTS for 2-player Box Whist, at the same time budget per move: which search
 should ``--bot search`` use? (issue 12: choose the technique by measurement, not by name)
 
-- ISMCTS is ``p2pwhist.bots.search.SearchBot``, the shipped bot: single-observer ISMCTS
+- ISMCTS is ``p2pwhist.games.boxwhist.search.SearchBot``, the shipped bot: single-observer ISMCTS
   (SO-ISMCTS: Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE
   TCIAIG 4(2), 2012), one tree over the moves made since the root, a fresh sampled deal per
   iteration (its module docstring says more).
@@ -42,9 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from duplicate import PairTally, play_timed  # scripts/duplicate.py
 
-from p2pwhist.bots.search import UCT, Knowledge, SearchBot, _playout, _score, _Sim
 from p2pwhist.games.base import Play
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.boxwhist.engine import BoxWhist
+from p2pwhist.games.boxwhist.search import UCT, Knowledge, SearchBot, _playout, _score, _Sim
 from p2pwhist.local import shuffled_deck
 
 # A budget nobody reaches within the time cap: the clock decides.

@@ -35,8 +35,8 @@ The LAST line is one JSON object with the same figures.
 ``--max-seconds`` stops starting new deals once a pairing has run that long (the figures are
 then over the deals completed).
 
-``--level`` gives the bot a level's budget (``budgets`` in ``bots/search.py`` and
-``bots/box_search.py``): its playouts (for Box Whist's ISMCTS, iterations) and its per-move
+``--level`` gives the bot a level's budget (``budgets`` in ``games/boxwhist/search.py`` and
+``games/box/search.py``): its playouts (for Box Whist's ISMCTS, iterations) and its per-move
 cap, with the clock (``time.perf_counter``). ``--playouts`` and ``--time-limit`` set either by
 hand. Without a time limit the budget is the playout count alone and a run is repeatable from
 its seed.
@@ -54,13 +54,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from p2pwhist.bots import LEVELS, RandomBot
-from p2pwhist.bots.box_heuristic import BoxHeuristicBot
-from p2pwhist.bots.box_search import BoxSearchBot
-from p2pwhist.bots.heuristic import HeuristicBot
-from p2pwhist.bots.search import SearchBot
-from p2pwhist.games.box import Box
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.bots import LEVELS, RandomBot
+from p2pwhist.games.box.engine import Box
+from p2pwhist.games.box.heuristic import BoxHeuristicBot
+from p2pwhist.games.box.search import BoxSearchBot
+from p2pwhist.games.boxwhist.engine import BoxWhist
+from p2pwhist.games.boxwhist.heuristic import HeuristicBot
+from p2pwhist.games.boxwhist.search import SearchBot
 from p2pwhist.local import shuffled_deck
 
 # Per game: its configuration from (players, variant), its search bot, its opponents.

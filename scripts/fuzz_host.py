@@ -89,7 +89,7 @@ import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist import table
-from p2pwhist.bots import RandomBot
+from p2pwhist.games.bots import RandomBot
 from p2pwhist.limits import MIN_MOVE
 from p2pwhist.session import Need, Session
 from p2pwhist.signed import SignedMessage, parse, public_bytes, sign

@@ -13,7 +13,7 @@ import collections
 import json
 import statistics
 
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.inprocess import random_match
 from p2pwhist.signed import Kind
 

@@ -2,8 +2,8 @@
 """Does the search bots' per-move time cap hold? (issue 12: "a per-move time budget is
 respected (hard cap, never exceeded by more than 10%)")
 
-For each bot and level measured, the Box Whist search bot (``bots/search.py``, 2 players) at
-every level and the Box search bot (``bots/box_search.py``, 4 players, seed rules) at normal,
+For each bot and level measured, the Box Whist search bot (``games/boxwhist/search.py``, 2 players) at
+every level and the Box search bot (``games/box/search.py``, 4 players, seed rules) at normal,
 it plays hands of real games, the bot in seat 0 against the heuristic in every other seat, made
 by ``make_bot`` with ``time.perf_counter`` as its clock (as ``p2pwhist play`` makes it), and
 times every ``choose`` call that searched (a call with no choice answers at once: left out),
@@ -34,13 +34,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from p2pwhist.bots import DEFAULT_LEVEL, LEVELS, make_bot
-from p2pwhist.bots.box_heuristic import BoxHeuristicBot
-from p2pwhist.bots.box_search import BoxSearchBot
-from p2pwhist.bots.heuristic import HeuristicBot
-from p2pwhist.bots.search import SearchBot
-from p2pwhist.games.box import Box
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS, make_bot
+from p2pwhist.games.box.engine import Box
+from p2pwhist.games.box.heuristic import BoxHeuristicBot
+from p2pwhist.games.box.search import BoxSearchBot
+from p2pwhist.games.boxwhist.engine import BoxWhist
+from p2pwhist.games.boxwhist.heuristic import HeuristicBot
+from p2pwhist.games.boxwhist.search import SearchBot
 from p2pwhist.local import shuffled_deck
 
 # A competitor for the cores: a process that never sleeps.

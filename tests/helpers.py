@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from p2pwhist.cards import Card, Suit
 from p2pwhist.games.base import HonourPolicy
-from p2pwhist.games.boxwhist import TURN_UP, BoxWhist, BoxWhistHand, Layout
+from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhist, BoxWhistHand, Layout
 
 
 def cards(text: str) -> list[Card]:

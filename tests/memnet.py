@@ -26,9 +26,9 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist import net
-from p2pwhist.bots import RandomBot
 from p2pwhist.games.base import Game, Play
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES
 from p2pwhist.session import HOST, Need, Session

@@ -10,16 +10,16 @@ import sys
 
 import pytest
 
-from p2pwhist.bots import DEFAULT_LEVEL, LEVELS, Searching, check_level, make_bot
-from p2pwhist.bots.heuristic import HeuristicBot
-from p2pwhist.bots.search import SearchBot
 from p2pwhist.cli import build_parser
 from p2pwhist.games.base import ConfigError
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS, Searching, check_level, make_bot
+from p2pwhist.games.boxwhist.engine import BoxWhist
+from p2pwhist.games.boxwhist.heuristic import HeuristicBot
+from p2pwhist.games.boxwhist.search import SearchBot
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import shuffled_deck
 
-SEARCHERS = [(name, entry.bots["search"]) for name, entry in GAMES.items()]
+SEARCHERS = [(name, entry.search_bot) for name, entry in GAMES.items() if entry.search_bot is not None]
 
 
 @pytest.mark.parametrize("game,factory", SEARCHERS, ids=[name for name, _ in SEARCHERS])

@@ -11,11 +11,11 @@ import random
 import pytest
 from helpers import PublicView, deal, play
 
-from p2pwhist.bots import RandomBot
-from p2pwhist.bots.heuristic import HeuristicBot
 from p2pwhist.cards import Card, Suit
 from p2pwhist.games.base import PLAYS, HonourPolicy, Play
-from p2pwhist.games.boxwhist import TURN_UP, BoxWhist, BoxWhistHand
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhist, BoxWhistHand
+from p2pwhist.games.boxwhist.heuristic import HeuristicBot
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, shuffled_deck
 

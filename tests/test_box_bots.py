@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2pwhist.bots import RandomBot
-from p2pwhist.bots.box_heuristic import BoxHeuristicBot
 from p2pwhist.cards import CARDS
-from p2pwhist.games.box import Box, BoxHand, BoxView, Phase, Variant
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.box.engine import Box, BoxHand, BoxView, Phase, Variant
+from p2pwhist.games.box.heuristic import BoxHeuristicBot
 
 CONFIGS = [Box(n, v) for n in (2, 4, 6) for v in Variant]
 IDS = [f"{game.players}p-{game.variant.value}" for game in CONFIGS]
@@ -54,7 +54,7 @@ def rank_of(hand: BoxHand, position: int) -> int:
 
 
 def check_rules(hand: BoxHand, move) -> str | None:
-    """The bot's rules (module docstring of box_heuristic.py) for the move it chose, judged
+    """The bot's rules (module docstring of games/box/heuristic.py) for the move it chose, judged
     with every card known; returns the rule it had a choice under, if any."""
     seat = hand.turn
     legal = hand.legal_moves()

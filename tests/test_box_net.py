@@ -17,9 +17,9 @@ from netutil import Finished, Peers
 from test_cheats import CHEATER, assert_caught, cheat_once, only_for, play_table, signed
 
 from p2pwhist.bodies import CardPlay
-from p2pwhist.bots import RandomBot
 from p2pwhist.games.base import PLAYS
-from p2pwhist.games.box import Box, BoxIllegal, BoxView
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.box.engine import Box, BoxIllegal, BoxView
 from p2pwhist.session import Outcome
 from p2pwhist.signed import Kind
 from p2pwhist.transcript import read_transcript

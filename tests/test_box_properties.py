@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from p2pwhist.cards import CARDS
 from p2pwhist.games.base import PLAYS, HonourPolicy, IllegalMove, Play, audit
-from p2pwhist.games.box import (
+from p2pwhist.games.box.engine import (
     ON_HONOUR,
     Box,
     BoxHand,

@@ -15,7 +15,7 @@ from p2pwhist.games.base import (
     IllegalMove,
     audit,
 )
-from p2pwhist.games.box import (
+from p2pwhist.games.box.engine import (
     Box,
     BoxHand,
     BoxIllegal,

@@ -14,11 +14,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_box_bots import CONFIGS, IDS, Peer, PublicBoxView, new_game
 
-from p2pwhist.bots import RandomBot
-from p2pwhist.bots.box_heuristic import BoxHeuristicBot
-from p2pwhist.bots.box_search import BoxKnowledge, BoxSearchBot
 from p2pwhist.cards import CARDS
-from p2pwhist.games.box import BoxHand, Phase
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.box.engine import BoxHand, Phase
+from p2pwhist.games.box.heuristic import BoxHeuristicBot
+from p2pwhist.games.box.search import BoxKnowledge, BoxSearchBot
 
 
 class Bounds:

@@ -1,4 +1,4 @@
-"""Box's screens and registry entry (p2pwhist/games/box_text.py): each screen on fixed deals,
+"""Box's screens and registry entry (p2pwhist/games/box/text.py): each screen on fixed deals,
 secrecy and typed moves under random play, and a working game from the registry."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pytest
 
 from p2pwhist.cards import CARDS, Card
 from p2pwhist.games.base import PLAYS, HonourPolicy, IllegalMove
-from p2pwhist.games.box import Box, BoxHand, BoxView, Layout, Phase, Variant
-from p2pwhist.games.box_text import BOX, WIDTH
+from p2pwhist.games.box import ENTRY as BOX
+from p2pwhist.games.box.engine import Box, BoxHand, BoxView, Layout, Phase, Variant
+from p2pwhist.games.box.text import WIDTH
 from p2pwhist.games.registry import GAMES, game_from_wire
 from p2pwhist.text import Style, seat_names
 
@@ -253,10 +254,11 @@ def test_no_screen_shows_a_card_its_seat_may_not_see_and_every_move_reads_back(p
         assert TEXT.table(hand.view(0), views[0], Style(symbols=False), 1).isascii()
 
 
-@pytest.mark.parametrize("variant", BOX.options["variant"])
+@pytest.mark.parametrize("variant", BOX.options[0].choices)
 @pytest.mark.parametrize("players", BOX.players)
 def test_the_registry_entry_makes_a_working_game(players, variant):
-    assert GAMES["box"] is BOX and BOX.default_players in BOX.players and BOX.options["variant"][0] == "seed"
+    assert GAMES["box"] is BOX and BOX.default_players in BOX.players
+    assert [(o.name, o.choices, o.default) for o in BOX.options] == [("variant", ("seed", "pagat"), "seed")]
     game = BOX.make(players, variant=variant)
     assert game_from_wire(game.to_wire()) == game == BOX.from_wire(game.to_wire())
     rng = random.Random(players)

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pwhist.games.base import PLAYS, HonourPolicy, IllegalMove
-from p2pwhist.games.boxwhist import TRICKS_PER_HAND, TURN_UP, BoxWhist, BoxWhistHand
+from p2pwhist.games.boxwhist.engine import TRICKS_PER_HAND, TURN_UP, BoxWhist, BoxWhistHand
 
 games = st.sampled_from([BoxWhist(2), BoxWhist(3), BoxWhist(4)])
 

@@ -7,7 +7,7 @@ from helpers import cards, deal, make_deck, play
 
 from p2pwhist.cards import Card, Suit
 from p2pwhist.games.base import PLAYS, ConfigError, EngineMisuse, HonourPolicy, IllegalMove, audit, best_score
-from p2pwhist.games.boxwhist import DEFAULT_TRUMP_SEQUENCE, TURN_UP, BoxWhist, Illegal, Layout
+from p2pwhist.games.boxwhist.engine import DEFAULT_TRUMP_SEQUENCE, TURN_UP, BoxWhist, Illegal, Layout
 
 TWO = BoxWhist(2)
 # Seat 1 leads 2♠ and seat 0 wins with A♠, so seat 0 may look at its box; seat 0 holds only

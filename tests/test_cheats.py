@@ -22,11 +22,11 @@ from memnet import MemoryNetwork
 
 from p2pwhist import net
 from p2pwhist.bodies import Body, CardPlay
-from p2pwhist.bots import RandomBot
 from p2pwhist.deck import Commitment, Deck, PositionKey, PositionKeys, ShufflePass
 from p2pwhist.deck._curve import encode_card
 from p2pwhist.games.base import PLAYS, Game
-from p2pwhist.games.boxwhist import BoxWhist, BoxWhistView
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import BoxWhist, BoxWhistView
 from p2pwhist.games.match import MatchLength
 from p2pwhist.session import HOST, Need, Outcome, Session, SessionError
 from p2pwhist.signed import Kind, parse, seal

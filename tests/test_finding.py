@@ -21,10 +21,10 @@ from memnet import Hosted
 from netutil import DEADLINE, HOST_LINE, Finished, Peers
 
 from p2pwhist import addresses, net
+from p2pwhist.addresses import parse_address
 from p2pwhist.games.base import ConfigError
 from p2pwhist.games.registry import GAMES
 from p2pwhist.home import KnownPeers
-from p2pwhist.addresses import parse_address
 from p2pwhist.limits import DEFAULT_PORT
 from p2pwhist.signed import fingerprint, public_bytes
 
@@ -58,8 +58,8 @@ def test_rules_without_a_game_lists_the_games_and_how_to_read_their_rules():
         assert entry.text.title in line
         low, high = min(entry.players), max(entry.players)
         assert f"{low} to {high} players" in line and f"usually {entry.default_players}" in line
-        for variant in entry.options.get("variant", ()):
-            assert variant in line
+        for option in entry.options:
+            assert all(str(choice) in line for choice in option.choices)
     assert "variants seed (the default), pagat" in done.out  # Box's, the default first
     assert "p2pwhist rules GAME" in done.out
 

@@ -27,7 +27,7 @@ from p2pwhist.games.base import Play, View
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import LocalMatch
-from p2pwhist.ui.fullscreen import FullScreenPlayer
+from p2pwhist.ui.fullscreen import FullScreenPlayer, keys_help
 from p2pwhist.ui.terminal import hint_bot
 
 pexpect = pytest.importorskip("pexpect")
@@ -307,11 +307,12 @@ def _colour_codes(output: str) -> list[str]:
 def _drawn_at(cols: int, rows: int, title: str) -> Callable[[str], bool]:
     """The whole table drawn again for a cols x rows window: the title on the first line, the
     keys on the last (each written anew at the new size), one rule as wide as the window."""
-    from p2pwhist.ui.fullscreen import KEYS_HELP
+    entry = next(e for e in GAMES.values() if e.text.title == title)
+    keys = keys_help(entry.text, hint_bot(entry) is not None)
 
     def ready(screen: str) -> bool:
         lines = screen.split("\n")
-        return (len(lines) == rows and lines[0].startswith(f" {title} ") and lines[-1] == KEYS_HELP[:cols].ljust(cols)
+        return (len(lines) == rows and lines[0].startswith(f" {title} ") and lines[-1] == keys[:cols].ljust(cols)
                 and any(line == " " + "\u2500" * (cols - 2) + " " for line in lines))
     return ready
 

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from p2pwhist.bots import Weighed
-from p2pwhist.bots.box_search import BoxSearchBot
-from p2pwhist.bots.search import SearchBot
 from p2pwhist.games.base import GameEntry, Play, View
+from p2pwhist.games.bots import Weighed
+from p2pwhist.games.box.search import BoxSearchBot
+from p2pwhist.games.boxwhist.search import SearchBot
 from p2pwhist.games.registry import GAMES
 from p2pwhist.ui.terminal import hint, hint_bot
 
@@ -100,4 +100,4 @@ def test_a_bot_that_fails_or_no_search_bot_is_a_short_message_not_an_error():
             raise RuntimeError("a bug")
 
     assert hint(Broken, view) == "No hint: the computer player failed (RuntimeError)."
-    assert hint(None, view) == "No hint for this game."
+    assert hint(None, view) == "No hint: this game has no search bot."

@@ -24,7 +24,7 @@ from memnet import FakeHost, Hosted, MemoryNetwork, options, play, seat_at, vouc
 from p2pwhist import net, signatures
 from p2pwhist.bodies import BodyError, CardPlay, Kind, Player, Table, decode
 from p2pwhist.deck import PositionKey, PositionKeys
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.inprocess import random_match
 from p2pwhist.session import HOST, Need, Session

@@ -5,9 +5,9 @@ import random
 import pytest
 from helpers import cards, make_deck
 
-from p2pwhist.bots import RandomBot
 from p2pwhist.games.base import ConfigError, HandResult
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MAX_HANDS, Match, MatchLength
 from p2pwhist.local import play_match
 

@@ -25,8 +25,8 @@ from memnet import Cut, FakeHost, Hosted, MemoryNetwork, Seat, Thinker, Through,
 
 from p2pwhist import net
 from p2pwhist.bodies import Abort, Forfeit, Player, Table, TimeLimits
-from p2pwhist.bots import RandomBot
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.session import HOST, Need, Session, start_message
 from p2pwhist.signed import Kind, parse, seal

@@ -7,13 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2pwhist.bots import RandomBot
-from p2pwhist.games.box import Box
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.bodies import Forfeit
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.box.engine import Box
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.inprocess import open_table, run
 from p2pwhist.session import Aborted, LocalError, Need, RemoteError, Session
-from p2pwhist.bodies import Forfeit
 from p2pwhist.signed import Kind, seal
 from p2pwhist.ui.scoresheet import scoresheet
 from p2pwhist.verify import verify

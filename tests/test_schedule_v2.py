@@ -7,17 +7,18 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2pwhist.bots import RandomBot
-from p2pwhist.games.box import Box
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
+from p2pwhist.games.registry import GAMES as REGISTRY
 from p2pwhist.games.registry import game_entry
 from p2pwhist.inprocess import open_table
 from p2pwhist.session import Need
 from p2pwhist.signed import Kind
 from p2pwhist.text import Style
 
-GAMES = [BoxWhist(2), BoxWhist(3), BoxWhist(4), Box(2), Box(3), Box(4)]
+# Every game, at every table size up to 4 (larger tables add time, not cases).
+GAMES = [entry.make(players) for entry in REGISTRY.values() for players in entry.players if players <= 4]
 PLAIN = Style(False)
 
 

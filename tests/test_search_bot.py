@@ -12,11 +12,11 @@ import random
 import pytest
 from helpers import PublicView
 
-from p2pwhist.bots import RandomBot, Weighed
-from p2pwhist.bots.heuristic import HeuristicBot
-from p2pwhist.bots.search import Knowledge, SearchBot, _Sim
 from p2pwhist.games.base import PLAYS, HonourPolicy
-from p2pwhist.games.boxwhist import BoxWhist, BoxWhistHand
+from p2pwhist.games.bots import RandomBot, Weighed
+from p2pwhist.games.boxwhist.engine import BoxWhist, BoxWhistHand
+from p2pwhist.games.boxwhist.heuristic import HeuristicBot
+from p2pwhist.games.boxwhist.search import Knowledge, SearchBot, _Sim
 from p2pwhist.local import shuffled_deck
 
 

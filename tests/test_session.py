@@ -6,10 +6,10 @@ import random
 import pytest
 
 from p2pwhist.bodies import Accept, CardPlay, Dispute, Forfeit, NextHand
-from p2pwhist.bots import RandomBot
 from p2pwhist.deck import Claim, Commitment
 from p2pwhist.games.base import PLAYS
-from p2pwhist.games.boxwhist import TRICKS_PER_HAND, BoxWhist
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import TRICKS_PER_HAND, BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.inprocess import open_table, random_match, run
 from p2pwhist.session import Aborted, LocalError, Need, RemoteError, Session

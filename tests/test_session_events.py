@@ -4,9 +4,9 @@ process (no sockets): drained after every message, as the network layer drains t
 import itertools
 import random
 
-from p2pwhist.bots import RandomBot
 from p2pwhist.games.base import Play
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import GAMES
 from p2pwhist.inprocess import open_table

@@ -7,7 +7,7 @@ import pytest
 from test_verify import write
 
 from p2pwhist import signatures
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.inprocess import random_match
 from p2pwhist.signatures import CheckedAhead
 from p2pwhist.signed import parse

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from p2pwhist.bots import RandomBot
 from p2pwhist.deck import Deck, LockPass, ShufflePass, _passes
 from p2pwhist.deck._curve import N, encode_card, multiply, scalar
-from p2pwhist.games.box import Box
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.box.engine import Box
 from p2pwhist.games.match import MatchLength
 from p2pwhist.inprocess import open_table, run
 from p2pwhist.session import Convicted, Session

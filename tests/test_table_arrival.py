@@ -18,7 +18,7 @@ from memnet import FakeHost, Hosted, MemoryNetwork, options
 
 from p2pwhist import cli, net
 from p2pwhist.bodies import Player, Table
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.identity import fingerprint
 from p2pwhist.session import HOST

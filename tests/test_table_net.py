@@ -8,16 +8,15 @@ says, and that the transcripts agree and verify."""
 
 from __future__ import annotations
 
+import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from memnet import MemoryNetwork, Seat, options, table
 
-import pytest
-
 from p2pwhist import net
-from p2pwhist.games.box import Box
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.box.engine import Box
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.home import KnownPeers
 from p2pwhist.identity import fingerprint

@@ -17,7 +17,7 @@ from memnet import Cut, Hosted, MemoryNetwork, Seat, Thinker, options, play, sea
 from p2pwhist import net
 from p2pwhist.bodies import Accept, Body, NextHand
 from p2pwhist.games.base import PLAYS
-from p2pwhist.games.boxwhist import BoxWhistView
+from p2pwhist.games.boxwhist.engine import BoxWhistView
 from p2pwhist.session import HOST, RemoteError, Session
 from p2pwhist.signed import Kind, SignedMessage, parse, seal
 from p2pwhist.table import (

@@ -14,10 +14,10 @@ from typing import Callable
 import pytest
 
 from p2pwhist import text
-from p2pwhist.bots import RandomBot
 from p2pwhist.cards import Card, Suit
 from p2pwhist.games.base import HandResult, Play
-from p2pwhist.games.boxwhist import TRICKS_PER_HAND, BoxWhist, BoxWhistHand, BoxWhistView, Revoke
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import TRICKS_PER_HAND, BoxWhist, BoxWhistHand, BoxWhistView, Revoke
 from p2pwhist.games.match import Match, MatchLength
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, play_match, shuffled_deck
@@ -400,7 +400,7 @@ def _check_winner_line(out: str) -> None:
 @pytest.mark.parametrize("extra", [["--bot", "random"], ["--bot", "random", "--players", "3"], []])
 def test_watch_from_the_command_line(extra: list[str]) -> None:
     if not extra:
-        pytest.importorskip("p2pwhist.bots.heuristic")  # the default bot
+        pytest.importorskip("p2pwhist.games.boxwhist.heuristic")  # the default bot
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     env.pop("NO_COLOR", None)
     args = [sys.executable, "-m", "p2pwhist", "play", "--local", "--watch", "--hands", "1", "--seed", "1", *extra]

@@ -19,7 +19,7 @@ from memnet import MemoryNetwork, options
 from p2pwhist import cli, net
 from p2pwhist.bodies import Player, Table
 from p2pwhist.gamefiles import our_unfinished, read_command, started_by
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.home import HomeError, command_path, load_identity, secrets_path
 from p2pwhist.identity import fingerprint

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from p2pwhist.bodies import CardPlay
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.inprocess import random_match
 from p2pwhist.signed import Kind, parse, seal
 from p2pwhist.transcript import TranscriptWriter

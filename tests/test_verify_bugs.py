@@ -38,7 +38,7 @@ from verdicts import (
 
 from p2pwhist import cli
 from p2pwhist.bodies import Accept, Player, Table
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.inprocess import random_match, run
 from p2pwhist.session import Aborted, Session, start_message

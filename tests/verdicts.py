@@ -21,10 +21,10 @@ from unittest import mock
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.bodies import Accept, Dispute, Player, Table
-from p2pwhist.bots import RandomBot
 from p2pwhist.deck import Deck, ShufflePass
 from p2pwhist.deck._curve import encode_card
-from p2pwhist.games.boxwhist import BoxWhist
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.inprocess import open_table, run
 from p2pwhist.session import GENESIS_PREV, Aborted, Need, RemoteError, Session, start_message

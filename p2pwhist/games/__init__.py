@@ -1,2 +1,3 @@
-"""The games: the interface every game implements (``base``), match play (``match``), each
-game's rules engine and words, and the registry that names them all (``registry.GAMES``)."""
+"""The games: the interface every game implements (``base``), match play (``match``), the
+search machinery every game's bots share (``bots``), one folder per game holding all of it
+(engine, words, bots, its ``ENTRY``), and the registry that finds them (``registry.GAMES``)."""

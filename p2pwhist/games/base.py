@@ -241,6 +241,7 @@ class GameText(Protocol):
 
     title: str  # "Box Whist"
     rules: str  # the rules, written for players
+    typed: str  # examples of moves as a person types them, for a help line: "QS, box 2"
 
     def header(self, view: View, names: Sequence[str], style: Style, hand_no: int) -> str: ...
 
@@ -276,12 +277,30 @@ class GameText(Protocol):
     def notices(self, view: View) -> list[str]: ...  # standing facts worth an alert once ("Your box is open")
 
 
-BotFactory = Callable[[random.Random], Any]  # a bot (``p2pwhist.bots.Bot``) from its randomness
+BotFactory = Callable[[random.Random], Any]  # a bot (``p2pwhist.games.bots.Bot``) from its randomness
+
+
+@dataclass(frozen=True, slots=True)
+class GameOption:
+    """One option of a game's configuration (its rules' *options*), as a person chooses it: the
+    CLI offers it as ``--NAME``, ``rules`` lists it, and ``make`` takes it as a keyword. Games
+    that share an option's name share its ``type`` (the CLI offers it once)."""
+
+    name: str  # the keyword of ``make``, and of the configuration on the wire
+    type: type  # how the command line reads a value: str or int
+    choices: tuple[Any, ...]  # every value the game allows
+    default: Any  # one of ``choices``
+    help: str  # what it changes, in a few words for a person
+
+    def __post_init__(self) -> None:
+        if self.default not in self.choices:
+            raise ValueError(f"option {self.name}: the default {self.default!r} is not one of its choices")
 
 
 @dataclass(frozen=True)
 class GameEntry:
-    """Everything about one game, registered by name in ``p2pwhist.games.GAMES``: what the CLI,
+    """Everything about one game, the one value a game's folder gives the rest of the program
+    (its ``ENTRY``, which ``p2pwhist.games.registry`` finds by the folder's name): what the CLI,
     the UI, the score sheet, verify, the bots and the session look up instead of importing a
     game module (OpenSpiel's ``register_game``)."""
 
@@ -290,7 +309,14 @@ class GameEntry:
     from_wire: Callable[[object], Game]
     players: tuple[int, ...]  # the table sizes the game allows
     default_players: int
-    options: Mapping[str, tuple[str, ...]]  # each option's values, the default first
+    options: tuple[GameOption, ...]
+    # By name; a game's searching bot (``p2pwhist.games.bots.Searching``), if it has one, is
+    # "search": it alone takes levels and gives hints.
     bots: Mapping[str, BotFactory]
     default_bot: str  # the strongest bot that answers within about a second a move
     text: GameText
+
+    @property
+    def search_bot(self) -> BotFactory | None:
+        """The bot that takes levels and gives hints; None if the game has none."""
+        return self.bots.get("search")

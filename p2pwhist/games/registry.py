@@ -1,33 +1,53 @@
 """The game registry: every game by its name, with everything about it (``base.GameEntry``).
 
-Code that runs games (the session, verify, the CLI, the UI, the score sheet) looks a game up
-here and imports no game module. Adding a game adds its modules and one entry below.
+Each game is a folder of this package whose ``__init__`` defines its ``ENTRY``; ``FOLDERS`` names
+them, and is the only line that changes when a game is added. Code that runs games (the session,
+verify, the CLI, the UI, the score sheet) looks a game up here and imports no game's folder: the
+folders are imported by name below, so no other module holds an arrow into one
+(``tests/test_import_graph.py``).
 """
 
-from p2pwhist.games.base import ConfigError, Game, GameEntry
-from p2pwhist.games.box_text import BOX
-from p2pwhist.games.boxwhist_text import BOXWHIST
+import importlib
+from collections.abc import Mapping
+
+from p2pwhist.games.base import ConfigError, Game, GameEntry, GameOption
 from p2pwhist.wire import describe
 
-GAMES: dict[str, GameEntry] = {entry.name: entry for entry in (BOXWHIST, BOX)}
+# The games' folders, one a line; the first is the default game.
+FOLDERS = (
+    "boxwhist",
+    "box",
+)
+
+GAMES: dict[str, GameEntry] = {
+    entry.name: entry for entry in (importlib.import_module(f"p2pwhist.games.{folder}").ENTRY for folder in FOLDERS)
+}
 
 
-def chosen(name: str, players: int | None, variant: str | None) -> tuple[GameEntry, Game]:
-    """The game a person asked for by name, number of players and variant (None: the game's
-    defaults), or a ``ConfigError`` naming what the game allows."""
+def chosen(name: str, players: int | None, options: Mapping[str, object]) -> tuple[GameEntry, Game]:
+    """The game a person asked for by name, number of players and ``options`` (those given by
+    name; None: the game's default), or a ``ConfigError`` naming what the game allows."""
     entry = GAMES[name]
     players = entry.default_players if players is None else players
     if players not in entry.players:
         raise ConfigError(f"{name} is for {', '.join(map(str, entry.players))} players, not {players}")
-    options = {}
-    if variant is not None:
-        variants = entry.options.get("variant")
-        if variants is None:
-            raise ConfigError(f"{name} has no variants")
-        if variant not in variants:
-            raise ConfigError(f"{name}'s variants are {', '.join(variants)}, not {variant!r}")
-        options["variant"] = variant
+    known = {option.name: option for option in entry.options}
+    for key, value in options.items():
+        option = known.get(key)
+        if option is None:
+            raise ConfigError(f"{name} has no {key} option" + (f" (its options: {', '.join(known)})" if known else ""))
+        if value not in option.choices:
+            raise ConfigError(f"{name}'s {key} is one of {', '.join(map(str, option.choices))}, not {value!r}")
     return entry, entry.make(players, **options)
+
+
+def options_offered() -> dict[str, GameOption]:
+    """Every option some game has, by name, each once (the first game's, for its type)."""
+    offered: dict[str, GameOption] = {}
+    for entry in GAMES.values():
+        for option in entry.options:
+            offered.setdefault(option.name, option)
+    return offered
 
 
 def game_entry(game: Game) -> GameEntry:

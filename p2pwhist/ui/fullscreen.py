@@ -75,7 +75,6 @@ PALETTE = [
     ("help", "light gray", "default", ""),
 ]
 
-KEYS_HELP = "\u2190\u2192 choose  Enter play  or type QS, box 2  h hint  ? rules  PgUp/PgDn history  Ctrl-C quit"
 THINKING_SHOWN_AFTER = 3.0  # seconds: a computer player moves well within this, so no clock flickers for it
 _RED_CARD = re.compile(r"(?:10|[2-9JQKA])[\u2665\u2666]")  # a red card as Style writes it with symbols
 _MAX_TYPED = 12
@@ -85,6 +84,13 @@ def wants_color(environ: Mapping[str, str] | None = None) -> bool:
     """Colour unless NO_COLOR is set to anything non-empty (no-color.org)."""
     environ = os.environ if environ is None else environ
     return not environ.get("NO_COLOR")
+
+
+def keys_help(words: GameText, hints: bool) -> str:
+    """The keys line at the bottom: how the game's moves are typed, and the hint key only for a
+    game that gives hints."""
+    hint = "  h hint" if hints else ""
+    return f"\u2190\u2192 choose  Enter play  or type {words.typed}{hint}  ? rules  PgUp/PgDn history  Ctrl-C quit"
 
 
 def can_go_full_screen(environ: Mapping[str, str] | None = None) -> bool:
@@ -214,7 +220,7 @@ class FullScreenPlayer:
         self._history_shown: list[str] = []
         self._history = urwid.ListBox(self._walker)
         self._line = urwid.Text("", wrap="clip")
-        self._keys = urwid.Text(("help", KEYS_HELP), wrap="clip")
+        self._keys = urwid.Text(("help", ""), wrap="clip")  # the game's, once it is known (``sit``)
         history_box = urwid.LineBox(self._history, title="History", title_align="left",
                                     tlcorner="\u2500", tline="\u2500", lline=" ", trcorner="\u2500", rline=" ",
                                     blcorner=" ", bline=" ", brcorner=" ")
@@ -228,6 +234,7 @@ class FullScreenPlayer:
         """The game's words, our seat, every seat's name (ours is "You") and the bot whose moves
         are hints (``terminal.hint_bot``; None: no hints)."""
         self.words, self.seat, self.names, self.hints = words, seat, tuple(names), hints
+        self._keys.set_text(("help", keys_help(words, hints is not None)))
 
     # -- running -------------------------------------------------------------------------------
 

@@ -19,9 +19,9 @@ from typing import TextIO
 import trio
 
 from p2pwhist import text
-from p2pwhist.bots import DEFAULT_LEVEL, Searching, make_bot
 from p2pwhist.cards import CardError, Suit
 from p2pwhist.games.base import BotFactory, GameEntry, GameText, HandResult, HandState, Play, View
+from p2pwhist.games.bots import DEFAULT_LEVEL, Searching, make_bot
 from p2pwhist.games.match import Match
 from p2pwhist.text import Style
 
@@ -58,8 +58,9 @@ def style_for(stream: TextIO, color: bool | None = None, environ: Mapping[str, s
 
 
 def hint_bot(entry: GameEntry) -> BotFactory | None:
-    """The bot whose moves are hints for a person playing ``entry``'s game: its search bot."""
-    return entry.bots.get("search")
+    """The bot whose moves are hints for a person playing ``entry``'s game: its search bot (None
+    if it has none: then it gives no hints)."""
+    return entry.search_bot
 
 
 def hint(factory: BotFactory | None, view: View, clock: Callable[[], float] = time.perf_counter) -> str:
@@ -70,7 +71,7 @@ def hint(factory: BotFactory | None, view: View, clock: Callable[[], float] = ti
     if len(moves) == 1:
         return f"Only one play: {view.describe_move(moves[0])}."
     if factory is None:
-        return "No hint for this game."
+        return "No hint: this game has no search bot."
     try:
         # Randomness of its own from the OS: asking for a hint changes nothing in a seeded game.
         bot = make_bot(factory, random.Random(), DEFAULT_LEVEL, clock)

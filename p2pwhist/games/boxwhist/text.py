@@ -11,15 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from p2pwhist.bots import RandomBot
-from p2pwhist.bots.heuristic import HeuristicBot
-from p2pwhist.bots.search import SearchBot
 from p2pwhist.cards import Card, Suit, format_cards, sort_for_display
-from p2pwhist.games.base import PLAYS, Cell, GameEntry, HandResult, IllegalMove, Play
-from p2pwhist.games.boxwhist import (
-    DEAL_SIZES,
+from p2pwhist.games.base import PLAYS, Cell, HandResult, IllegalMove, Play
+from p2pwhist.games.boxwhist.engine import (
     TRICKS_PER_HAND,
-    BoxWhist,
     BoxWhistHand,
     BoxWhistView,
     Illegal,
@@ -121,6 +116,7 @@ class BoxWhistText:
 
     title = "Box Whist"
     rules = RULES
+    typed = "QS, box 2"
 
     def header(self, view: BoxWhistView, names: Sequence[str], style: Style, hand_no: int) -> str:
         """"== Hand 2: North deals; trumps are ♣ (clubs) ==" (the dealer by name)."""
@@ -282,16 +278,3 @@ class BoxWhistText:
             lines.append(f"Forfeit: {names[seat]} was caught breaking the deck protocol")
         return lines
 
-
-BOXWHIST = GameEntry(
-    name=BoxWhist.name,
-    make=BoxWhist,
-    from_wire=BoxWhist.from_wire,
-    players=tuple(sorted(DEAL_SIZES)),
-    default_players=2,
-    options={},
-    bots={"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot},
-    # At its default level: about 0.2 s a move on average at 2 players, capped at 0.9 s (scripts/time_cap.py).
-    default_bot="search",
-    text=BoxWhistText(),
-)

@@ -1,7 +1,10 @@
-"""Computer players. A bot sees only its seat's view and returns one of its legal moves.
+"""What every game's computer players share. A bot sees only its seat's view and returns one of
+its legal moves.
 
-Which bots a game has is said by its registry entry (``p2pwhist.games.GAMES``); ``RandomBot``
-plays any game.
+Which bots a game has is said by its registry entry (``p2pwhist.games.registry.GAMES``); each
+game's own bots live in its folder, and ``RandomBot``, here, plays any game. This module sits in
+``games/`` with the interface, below both the games' bots and the code that runs them, so every
+import arrow points down to it.
 
 Bots take their randomness as a ``random.Random`` passed in, so a run is repeatable from its
 seed and nothing here touches global state.
@@ -65,8 +68,8 @@ class Budget:
 
 
 class Searching:
-    """What the searching bots share (``search.SearchBot``, ISMCTS, and
-    ``box_search.BoxSearchBot``, PIMC): the budget, its levels (a subclass sets ``budgets``, one
+    """What the searching bots share (Box Whist's ``boxwhist.search.SearchBot``, ISMCTS, and
+    Box's ``box.search.BoxSearchBot``, PIMC): the budget, its levels (a subclass sets ``budgets``, one
     ``Budget`` per name in ``LEVELS``), what a score means to a person (``why``), and PIMC's
     vote over sampled deals with its time cap (``vote``; ``SearchBot`` keeps its own cap, from
     the call of its ``choose``).

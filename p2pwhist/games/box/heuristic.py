@@ -1,4 +1,4 @@
-"""A fast rule-of-thumb player for Box (``p2pwhist/games/box.py``), 2 to 6 players, both variants.
+"""A fast rule-of-thumb player for Box (``p2pwhist/games/box/engine.py``), 2 to 6 players, both variants.
 
 The bot reads only its seat's ``BoxView`` (its hand, every card turned face up, the public
 sizes of hands, boxes and extra piles) and decides with a few rules, no search. A Box player
@@ -12,7 +12,7 @@ play). What is left to choose:
 (c) under pagat, which extra card to put back into the box (rule 7).
 
 The rules are one function, ``pick``, over any kind of move: the bot applies it to its view,
-and the search bot (``box_search.py``) to every seat in its playouts.
+and the search bot (``search.py``) to every seat in its playouts.
 
 What the bot does, and why:
 
@@ -88,7 +88,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TypeVar
 
 from p2pwhist.games.base import Play
-from p2pwhist.games.box import BoxView, Phase
+from p2pwhist.games.box.engine import BoxView, Phase
 
 __all__ = ["BoxHeuristicBot", "pick"]
 
@@ -135,7 +135,7 @@ class BoxHeuristicBot:
 def pick(moves: Sequence[M], rank: Mapping[M, int], restock: bool, laying: bool, to_beat: int | None,
          rng: random.Random, closed_may_stand: Callable[[], bool]) -> M:
     """The rules (a)-(c) of the module docstring over any kind of move (``Play``s for the bot,
-    deck positions for ``box_search``'s playouts): ``rank`` holds the moves whose card the
+    deck positions for ``search``'s playouts): ``rank`` holds the moves whose card the
     player knows (every move but a closed box card), ``to_beat`` the rank to beat (None for
     an opener) and ``closed_may_stand`` says (when asked) whether a closed box card may stand."""
     if restock:  # (c): every extra card is known

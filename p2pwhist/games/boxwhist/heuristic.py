@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 
 from p2pwhist.games.base import Play
-from p2pwhist.games.boxwhist import trick_strength
+from p2pwhist.games.boxwhist.engine import trick_strength
 
 __all__ = ["HeuristicBot"]
 

@@ -5,7 +5,7 @@ For each decision with more than one distinct choice the bot
 1. reads what its seat knows from the public ``BoxView`` API only (``BoxKnowledge``),
 2. samples deals consistent with that knowledge (``BoxKnowledge.sample``),
 3. on each sampled deal plays every distinct choice, then plays the game out with the
-   heuristic's rules (``box_heuristic.pick``) for every seat, all choices on the same deal,
+   heuristic's rules (``heuristic.pick``) for every seat, all choices on the same deal,
 4. plays the choice with the best total: the game's points for its seat, plus a small term
    for the box cards it has left at the end (ties between choices that always win or lose).
 
@@ -64,11 +64,11 @@ import random
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
-from p2pwhist.bots import Budget, Searching
-from p2pwhist.bots.box_heuristic import pick
 from p2pwhist.cards import CARDS
 from p2pwhist.games.base import Play
-from p2pwhist.games.box import HAND_SIZE, Layout, Phase, Variant
+from p2pwhist.games.bots import Budget, Searching
+from p2pwhist.games.box.engine import HAND_SIZE, Layout, Phase, Variant
+from p2pwhist.games.box.heuristic import pick
 
 __all__ = ["BoxKnowledge", "BoxSearchBot"]
 
@@ -377,7 +377,7 @@ def _options(view, moves: list[Play]) -> list[list[Play]]:
 
 class BoxSearchBot(Searching):
     """PIMC over sampled deals with the heuristic's rules in the playouts; see the module
-    docstring, and ``p2pwhist.bots.Searching`` for the budget and the time cap."""
+    docstring, and ``p2pwhist.games.bots.Searching`` for the budget and the time cap."""
 
     budgets: ClassVar[Mapping[str, Budget]] = {  # scripts/duplicate.py --game box measures them
         "easy": Budget(playouts=40, seconds=0.25),

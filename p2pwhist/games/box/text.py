@@ -15,17 +15,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from p2pwhist.bots import RandomBot
-from p2pwhist.bots.box_heuristic import BoxHeuristicBot
-from p2pwhist.bots.box_search import BoxSearchBot
 from p2pwhist.cards import Card, Rank, format_cards
-from p2pwhist.games.base import PLAYS, Cell, GameEntry, HandResult, IllegalMove, Play
-from p2pwhist.games.box import (
+from p2pwhist.games.base import PLAYS, Cell, HandResult, IllegalMove, Play
+from p2pwhist.games.box.engine import (
     BOX_SIZE,
-    DEFAULT_PLAYERS,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    Box,
     BoxHand,
     BoxIllegal,
     BoxView,
@@ -298,6 +291,7 @@ class BoxText:
 
     title = "Box"
     rules = RULES
+    typed = "QS, box 2"
 
     def header(self, view: BoxView, names: Sequence[str], style: Style, hand_no: int) -> str:
         """"== Hand 2: North deals, East opens; an empty box loses ==" (the variant's aim)."""
@@ -507,18 +501,3 @@ class BoxText:
             lines.append(f"Forfeit: {names[seat]} was caught breaking the deck protocol")
         return lines
 
-
-BOX = GameEntry(
-    name=Box.name,
-    make=Box,
-    from_wire=Box.from_wire,
-    players=tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
-    default_players=DEFAULT_PLAYERS,
-    options={"variant": tuple(variant.value for variant in Variant)},
-    bots={"random": RandomBot, "heuristic": BoxHeuristicBot, "search": BoxSearchBot},
-    # Under the seed rules (the default) search only equals the heuristic head to head (0.251 of
-    # the points, fair 0.25) and does worse against random players (loses 0.201 of its games
-    # against the heuristic's 0.188); it is stronger under pagat's (0.278). scripts/duplicate.py.
-    default_bot="heuristic",
-    text=BoxText(),
-)

@@ -96,9 +96,9 @@ import random
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
-from p2pwhist.bots import Budget, Searching, Weighed
 from p2pwhist.games.base import Play
-from p2pwhist.games.boxwhist import trick_strength
+from p2pwhist.games.bots import Budget, Searching, Weighed
+from p2pwhist.games.boxwhist.engine import trick_strength
 
 __all__ = ["DEFAULT_ITERATIONS", "Knowledge", "SearchBot"]
 
@@ -416,7 +416,7 @@ class _Node:
 
 class SearchBot(Searching):
     """SO-ISMCTS over sampled deals with greedy playouts; see the module docstring, and
-    ``p2pwhist.bots.Searching`` for the budget (here ``playouts`` counts iterations, one
+    ``p2pwhist.games.bots.Searching`` for the budget (here ``playouts`` counts iterations, one
     sampled deal and one playout each). ``uct`` is UCB1's exploration constant."""
 
     budgets: ClassVar[Mapping[str, Budget]] = {  # scripts/time_cap.py and scripts/duplicate.py measure them
