@@ -2167,7 +2167,10 @@ class Fuzzer:
                 return
         self.expect_exit(host, "game_mutated", label, sent, f"after a mutated frame ({verdict})",
                          names=(JOINER_NAME, "seat 1"))
-        if verdict == "accepted" or host.code == 0:  # 0: it finished the match with our message in it
+        # 0: it finished the match, with our message in it, unless it closed our connection at
+        # once: then it dropped the frame with the connection that carried it, proving nothing,
+        # and, the fuzzer not returning, declared its forfeit (session.md §5): a refusal.
+        if verdict == "accepted" or (host.code == 0 and verdict != "closed"):
             self.stats.accepted_mutations[label] += 1
         else:
             self.stats.refused_mutations += 1
