@@ -94,6 +94,9 @@ def unchecked_play(session, deck, hand, move) -> CardPlay:
     return CardPlay(deck.keys_for([move.position]))  # a closed card, played blind
 
 
+# The deal over the network is random (each peer's secrets come from the OS), so the breaker
+# breaks whichever rule on honour comes its way first, which every game offers within two hands;
+# each rule on its own is test_every_game_properties.py's, on seeded deals.
 @pytest.mark.parametrize("game", CONFIGS)
 async def test_a_breach_on_honour_over_the_network_loses_the_hand_and_the_match_goes_on(game, tmp_path, monkeypatch,
                                                                                        autojump_clock):
