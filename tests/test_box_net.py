@@ -9,18 +9,14 @@ catalogue's helpers (``test_cheats``).
 from __future__ import annotations
 
 import dataclasses
-import random
 import re
 
 import pytest
 from netutil import Finished, Peers
-from test_cheats import CHEATER, assert_caught, cheat_once, only_for, play_table, signed
+from test_cheats import CHEATER, assert_caught, cheat_once, play_table, signed
 
 from p2pwhist.bodies import CardPlay
-from p2pwhist.games.base import PLAYS
-from p2pwhist.games.bots import RandomBot
-from p2pwhist.games.box.engine import Box, BoxIllegal, BoxView
-from p2pwhist.session import Outcome
+from p2pwhist.games.box.engine import Box
 from p2pwhist.signed import Kind
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import verify
@@ -152,64 +148,3 @@ async def test_a_box_card_named_instead_of_taken_blind_is_caught_at_once(tmp_pat
     table = await play_table(tmp_path, game=BOX3)
     assert named
     assert_caught(table, CHEATER, "claims a card it may not see", "at once")
-
-
-class HonourBreaker(RandomBot):
-    """Breaks one rule played on honour, once, at its first chance: an opener leads a card
-    below the highest of the hand (``LEAD_HIGHEST``), or a player holding a card equal to or
-    lower than the card to beat takes from the box instead (``MUST_LAY``)."""
-
-    def __init__(self, rng: random.Random, rule: BoxIllegal) -> None:
-        super().__init__(rng)
-        self.rule = rule
-        self.broken: list[tuple[int, int]] = []  # (the game's dealer, the position played)
-
-    def choose(self, view: BoxView):
-        if not self.broken:
-            hand, to_beat, move = view.hand, view.to_beat, None
-            if self.rule is BoxIllegal.LEAD_HIGHEST and to_beat is None and hand:
-                top = max(c.rank for c in hand.values())
-                move = next((p for p, c in hand.items() if c.rank < top), None)
-            elif (self.rule is BoxIllegal.MUST_LAY and to_beat is not None and len(view.box) > 1
-                  and any(c.rank <= to_beat.rank for c in hand.values())):
-                move = view.box[0][1]  # a box card is left: the game does not end on this take
-            if move is not None:
-                self.broken.append((view.dealer, move))
-                return PLAYS[move]
-        return super().choose(view)
-
-
-# One game for each seat to deal: the deal passes to the left each game (rule 4: the dealer's
-# left opens), so bob opens one of them whoever deals first. With two games the first dealer
-# is bob one time in three, and he then leads only if he wins a round: the lead's breach
-# sometimes never had its chance.
-HONOUR_HANDS = 3
-
-
-@pytest.mark.parametrize("rule", [BoxIllegal.LEAD_HIGHEST, BoxIllegal.MUST_LAY], ids=["lead", "must-lay"])
-async def test_a_breach_on_honour_is_found_by_the_audit_and_loses_the_game_while_the_match_goes_on(
-        tmp_path, monkeypatch, rule):
-    breaker = HonourBreaker(random.Random(1), rule)
-    honest = BoxView.refusal  # bob's own view lets him make the move; nobody else can tell in play
-    monkeypatch.setattr(BoxView, "refusal", only_for(CHEATER, lambda view, move: None, honest))
-    table = await play_table(tmp_path, hands=HONOUR_HANDS, game=BOX3, bots={CHEATER: breaker})
-    assert breaker.broken, "the cheater never had the chance"
-    ((dealer, position),) = breaker.broken
-
-    outcomes = table.results
-    assert all(isinstance(o, Outcome) for o in outcomes), outcomes  # nobody stopped: the match went on
-    assert outcomes[0] == outcomes[1] == outcomes[2]
-    verdict = table.verdict_of(0)
-    assert verdict.valid and verdict.complete and len(verdict.hands) == HONOUR_HANDS
-    (game,) = [i for i, h in enumerate(verdict.hands) if h.dealer == dealer]
-    # The game of the breach: bob is its offender and scores 0, every other seat 1 (seed rule
-    # 11), the seat that emptied its box included. The other games are scored as played.
-    hands = outcomes[0].hands
-    assert [h.offenders for h in hands] == [{CHEATER} if i == game else frozenset() for i in range(HONOUR_HANDS)]
-    assert hands[game].points == (1, 0, 1)
-    assert outcomes[0].points == tuple(map(sum, zip(*(h.points for h in hands))))
-    assert [h.offenders for h in verdict.hands] == [(CHEATER,) if i == game else () for i in range(HONOUR_HANDS)]
-    assert [h.points for h in verdict.hands] == [h.points for h in hands]
-    audited = verdict.session.audited[game]  # the breach, found by the end-of-game audit
-    assert [(v.seat, v.position, v.rule) for v in audited.violations] == [(CHEATER, position, rule)]
-    assert {path.read_bytes() for path in table.transcripts} == {table.transcripts[0].read_bytes()}

@@ -1,6 +1,9 @@
 """What holds for every game in the registry, written once (issue 21): a game added to the
-registry gets these tests without writing them. Each game's own properties (where every card
-is, what each seat may know) stay in its own test files."""
+registry gets these tests without writing them. Here: its configuration on the wire, and random
+hands played through the interface alone; beside it, test_every_game_properties.py (refusals,
+views, the audit), test_every_game_session.py (matches, transcripts, verify) and
+test_every_game_text.py (the tables at 80×24). ``CONFIGS`` is what they are parametrised over.
+Each game's own properties (where every card is, its rules one by one) stay in its own files."""
 
 from __future__ import annotations
 

@@ -399,37 +399,6 @@ def test_question_mark_and_f1_open_the_rules_and_any_key_closes_them(terminals):
         assert _hand_pane(player) == hand and "You played" not in screen
 
 
-# -- the games' cells, which the hand pane lays out (GameText.cells) ------------------------------
-
-
-@pytest.mark.parametrize("name, players, options", [("boxwhist", 2, {}), ("boxwhist", 4, {}), ("box", 4, {}),
-                                                    ("box", 3, {"variant": "pagat"})])
-def test_cells_are_the_seats_cards_and_the_legal_ones_type_back_as_themselves(name, players, options):
-    import random
-
-    from p2pwhist.games.registry import GAMES
-
-    entry = GAMES[name]
-    game = entry.make(players, **options)
-    rng = random.Random(7)
-    for _ in range(3):
-        deck = list(game.deck())
-        rng.shuffle(deck)
-        hand = game.new_hand(0, [], deck)
-        while (seat := hand.current_seat) is not None:
-            view = hand.view(seat)
-            cells = entry.text.cells(view)
-            assert {cell.move for cell in cells if cell.legal} == set(view.legal_moves)
-            assert len({cell.move for cell in cells}) == len(cells)
-            for cell in cells:
-                if cell.legal:
-                    assert view.parse_move(cell.typed) == cell.move, cell
-            other = (seat + 1) % players
-            assert not any(cell.legal for cell in entry.text.cells(hand.view(other)))
-            assert all(isinstance(line, str) for line in entry.text.notices(view))
-            hand.apply(rng.choice(view.legal_moves))
-
-
 # -- beside the screen's event loop, in this process ---------------------------------------------
 
 

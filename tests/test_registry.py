@@ -5,6 +5,7 @@ is offered no levels and no hints, and says so plainly."""
 from __future__ import annotations
 
 import dataclasses
+import enum
 import random
 
 import pytest
@@ -21,6 +22,8 @@ def test_every_folder_gives_one_game_whose_options_are_well_formed():
     assert len(GAMES) == len(FOLDERS)
     for entry in GAMES.values():
         assert entry.default_players in entry.players and entry.default_bot in entry.bots
+        # its reasons on honour: each a reason a move is refused (a game without any has none)
+        assert isinstance(entry.on_honour, frozenset) and all(isinstance(r, enum.Enum) for r in entry.on_honour)
         for option in entry.options:
             assert option.type in (str, int) and all(type(c) is option.type for c in option.choices)
             assert entry.make(entry.default_players, **{option.name: option.default}) == entry.make(

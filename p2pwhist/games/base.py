@@ -315,6 +315,11 @@ class GameEntry:
     bots: Mapping[str, BotFactory]
     default_bot: str  # the strongest bot that answers within about a second a move
     text: GameText
+    # The reasons (``IllegalMove.reason``) for which a seat's own view refuses a move that
+    # breaks a rule played on honour: nobody else can see the breach in play, so a peer
+    # checking the move accepts it and the end-of-hand audit (``audit``) finds it. Tests ask
+    # a game for such a move through it, to inject a breach without knowing the game.
+    on_honour: frozenset[enum.Enum] = frozenset()
 
     @property
     def search_bot(self) -> BotFactory | None:

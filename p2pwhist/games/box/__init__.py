@@ -7,7 +7,7 @@ imports it.
 
 from p2pwhist.games.base import GameEntry, GameOption
 from p2pwhist.games.bots import RandomBot
-from p2pwhist.games.box.engine import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, Box, Variant
+from p2pwhist.games.box.engine import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS, ON_HONOUR, Box, Variant
 from p2pwhist.games.box.heuristic import BoxHeuristicBot
 from p2pwhist.games.box.search import BoxSearchBot
 from p2pwhist.games.box.text import BoxText
@@ -28,4 +28,5 @@ ENTRY = GameEntry(
     # against the heuristic's 0.188); it is stronger under pagat's (0.278). scripts/duplicate.py.
     default_bot="heuristic",
     text=BoxText(),
+    on_honour=ON_HONOUR,  # rule 9: lead the highest card, lay when able
 )

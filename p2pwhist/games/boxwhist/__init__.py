@@ -7,7 +7,7 @@ imports it.
 
 from p2pwhist.games.base import GameEntry
 from p2pwhist.games.bots import RandomBot
-from p2pwhist.games.boxwhist.engine import DEAL_SIZES, BoxWhist
+from p2pwhist.games.boxwhist.engine import DEAL_SIZES, BoxWhist, Illegal
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
 from p2pwhist.games.boxwhist.search import SearchBot
 from p2pwhist.games.boxwhist.text import BoxWhistText
@@ -23,4 +23,5 @@ ENTRY = GameEntry(
     # At its default level: about 0.2 s a move on average at 2 players, capped at 0.9 s (scripts/time_cap.py).
     default_bot="search",
     text=BoxWhistText(),
+    on_honour=frozenset({Illegal.MUST_FOLLOW_SUIT}),  # rule 6: a revoke, found by the audit (rule 11)
 )

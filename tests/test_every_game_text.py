@@ -1,0 +1,110 @@
+"""How every game in the registry reads to people, written once over it (issue 21) with the game
+interface alone (``GameText``, ``View``, ``Cell``): a game added to the registry gets these
+tests by registering. What a game's screens say is tested in its own files; whether they leak a
+card is in ``test_every_game_properties.py``.
+
+- Every table a person reads as the hand goes fits 80 columns, for every seat at every move.
+- The cells of the hand pane are the seat's cards, the legal ones exactly its legal moves, each
+  typed back as itself; no other seat has a legal cell.
+- The full-screen table, drawn at 80×24, shows the whole hand pane and the table's first line.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import trio
+from test_every_game import CONFIGS
+
+from p2pwhist.games.registry import game_entry
+from p2pwhist.text import Style, seat_names
+from p2pwhist.ui.fullscreen import FullScreenPlayer
+
+PLAIN = Style(False)
+COLUMNS, ROWS = 80, 24
+
+
+def hands(game, count: int):
+    """``count`` random hands, each yielded at every step (and once more when over)."""
+    rng = random.Random(game.players)
+    for _ in range(count):
+        deck = list(game.deck())
+        rng.shuffle(deck)
+        hand = game.new_hand(rng.randrange(game.players), (), deck)
+        while True:
+            yield hand
+            if hand.is_over:
+                break
+            hand.apply(rng.choice(hand.legal_moves()))
+
+
+@pytest.mark.parametrize("game", CONFIGS)
+def test_every_table_fits_80_columns_for_every_seat_at_every_move(game):
+    """The screens a person reads as the hand goes: the header, the table, the finished tricks
+    or rounds, the notices and the hand's result (the help and the legal-moves list are lists
+    a terminal may wrap)."""
+    text = game_entry(game).text
+    names = [seat_names(game.players, seat) for seat in range(game.players)]
+    for hand in hands(game, 2):
+        for seat in range(game.players):
+            view = hand.view(seat)
+            screens = [text.header(view, names[seat], PLAIN, 1), text.table(view, names[seat], PLAIN, 1, [0] * game.players),
+                       *text.finished_lines(view, 0, names[seat], PLAIN), *text.notices(view)]
+            if view.legal_moves:
+                assert text.legal(view, PLAIN) and text.help(view, PLAIN)
+            if hand.is_over:
+                screens.append(text.hand_result(hand, hand.result(), names[seat], PLAIN, 1))
+            for screen in screens:
+                assert all(len(line) <= COLUMNS for line in screen.splitlines()), screen
+
+
+@pytest.mark.parametrize("game", CONFIGS)
+def test_cells_are_the_seats_cards_and_the_legal_ones_type_back_as_themselves(game):
+    entry = game_entry(game)
+    for hand in hands(game, 3):
+        if hand.is_over:
+            continue
+        seat = hand.current_seat
+        view = hand.view(seat)
+        cells = entry.text.cells(view)
+        assert {cell.move for cell in cells if cell.legal} == set(view.legal_moves)
+        assert len({cell.move for cell in cells}) == len(cells)
+        for cell in cells:
+            if cell.legal:
+                assert view.parse_move(cell.typed) == cell.move, cell
+        for other in range(game.players):
+            if other != seat:
+                assert not any(cell.legal for cell in entry.text.cells(hand.view(other)))
+
+
+def drawn(player: FullScreenPlayer) -> list[str]:
+    """The full-screen table as an 80×24 terminal shows it (standing events dismissed)."""
+    player.events.clear()
+    player.refresh()
+    return [line.decode() for line in player._root.render((COLUMNS, ROWS), focus=True).text]
+
+
+@pytest.mark.parametrize("game", CONFIGS)
+def test_the_full_screen_table_at_80_by_24_shows_the_whole_hand(game):
+    entry = game_entry(game)
+
+    async def main() -> None:
+        for step, hand in enumerate(hands(game, 1)):
+            if hand.is_over or step % 3:
+                continue
+            seat = hand.current_seat
+            view = hand.view(seat)
+            player = FullScreenPlayer(color=False)
+            player.style = PLAIN
+            player.sit(entry.text, seat, seat_names(game.players, seat))
+            player.show(view, 1, [0] * game.players)
+            screen = drawn(player)
+            assert len(screen) == ROWS and all(len(line) <= COLUMNS for line in screen)
+            shown = "\n".join(screen)
+            table = entry.text.table(view, player.names, player.style, 1, [0] * game.players)
+            assert table.splitlines()[0].strip() in shown, shown
+            for cell in entry.text.cells(view):
+                assert cell.label in shown, f"{cell.label} is not on the screen:\n{shown}"
+
+    trio.run(main)
