@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from p2pwhist.games.base import ConfigError
+from p2pwhist.games.base import ConfigError, GameEntry
 from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.registry import GAMES, options_offered
 from p2pwhist.home import HomeError, secrets_path, unfinished_games
@@ -38,14 +38,25 @@ EXIT_USAGE = 2
 DEFAULT_GAME = next(iter(GAMES))  # the registry's first
 
 
-def _table_sizes(players: tuple[int, ...]) -> str:
-    return f"{min(players)}-{max(players)}"
+def _player_counts(counts: tuple[int, ...]) -> str:
+    """2 to 6; 2 or 4; 2, 3 or 5."""
+    if len(counts) > 2 and list(counts) == list(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]} to {counts[-1]}"
+    if len(counts) == 1:
+        return str(counts[0])
+    return f"{', '.join(map(str, counts[:-1]))} or {counts[-1]}"
 
 
+def _usually(entry: GameEntry, form: str) -> str:
+    """The game's usual number of players in ``form`` ("(usually {})"), if it has a choice."""
+    return form.format(entry.default_players) if len(entry.players) > 1 else ""
+
+
+_EVERY_TABLE = tuple(sorted({n for e in GAMES.values() for n in e.players}))
 DESCRIPTION = f"""\
-Card games for {_table_sizes(sorted({n for e in GAMES.values() for n in e.players}))} players who share no server \
+Card games for {_player_counts(_EVERY_TABLE)} players who share no server \
 and need not trust each other:
-{", ".join(f"{e.text.title} (--game {name}, {_table_sizes(e.players)} players)" for name, e in GAMES.items())}.
+{", ".join(f"{e.text.title} (--game {name}, {_player_counts(e.players)} players)" for name, e in GAMES.items())}.
 
   p2pwhist play              play against the computer on this machine
   p2pwhist host              start a table others can join
@@ -102,7 +113,7 @@ BOT_NAMES = sorted(set().union(*(entry.bots for entry in GAMES.values())))
 def _game_arguments(parser: argparse.ArgumentParser, players_help: str) -> None:
     """--game, --players and each game's options (``--NAME``, as its entry declares them),
     checked against the chosen game's entry by ``registry.chosen``."""
-    games = ", ".join(f"{name} ({_table_sizes(e.players)} players, default {e.default_players})"
+    games = ", ".join(f"{name} ({_player_counts(e.players)} players{_usually(e, ', default {}')})"
                       for name, e in GAMES.items())
     parser.add_argument("--game", choices=sorted(GAMES), default=DEFAULT_GAME,
                         help=f"the game: {games} (default {DEFAULT_GAME})")
@@ -325,8 +336,8 @@ def _games_list() -> str:
     titles = max(len(entry.text.title) for entry in GAMES.values())
     lines = ["The games:"]
     for name, entry in GAMES.items():
-        line = f"  {name:<{width}}  {entry.text.title:<{titles}}  {_player_counts(entry.players)} players " \
-               f"(usually {entry.default_players})"
+        line = f"  {name:<{width}}  {entry.text.title:<{titles}}  {_player_counts(entry.players)} players" \
+               f"{_usually(entry, ' (usually {})')}"
         for option in entry.options:
             choices = [f"{c} (the default)" if c == option.default else str(c) for c in option.choices]
             line += f"; {option.name}s {', '.join(choices)}"
@@ -335,15 +346,6 @@ def _games_list() -> str:
     lines += ["", f"p2pwhist rules GAME prints a game's rules, e.g. p2pwhist rules {DEFAULT_GAME};",
               f"play one with --game GAME (and --players N{options})."]
     return "\n".join(lines)
-
-
-def _player_counts(counts: tuple[int, ...]) -> str:
-    """2 to 6; 2 or 4; 2, 3 or 5."""
-    if len(counts) > 2 and list(counts) == list(range(counts[0], counts[-1] + 1)):
-        return f"{counts[0]} to {counts[-1]}"
-    if len(counts) == 1:
-        return str(counts[0])
-    return f"{', '.join(map(str, counts[:-1]))} or {counts[-1]}"
 
 
 # -- records -------------------------------------------------------------------------------
