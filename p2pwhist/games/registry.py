@@ -17,6 +17,7 @@ from p2pwhist.wire import describe
 FOLDERS = (
     "boxwhist",
     "box",
+    "germanwhist",
 )
 
 GAMES: dict[str, GameEntry] = {
