@@ -39,6 +39,7 @@ def turns(entry: GameEntry, players: int, seed: int, **options: str) -> Iterator
     ("boxwhist", 4, {}, "wins the hand in about "),
     ("box", 3, {}, "scores you a point in about "),
     ("box", 4, {"variant": "pagat"}, "scores you a point in about "),
+    ("germanwhist", 2, {}, "wins the hand in about "),
 ])
 def test_a_hint_names_the_legal_move_the_bot_weighed_best_and_says_why(name, players, options, words):
     entry = GAMES[name]

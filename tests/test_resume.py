@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from p2pwhist.bodies import Forfeit
 from p2pwhist.games.bots import RandomBot
-from p2pwhist.games.box.engine import Box
 from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
+from p2pwhist.games.registry import GAMES
 from p2pwhist.inprocess import open_table, run
 from p2pwhist.session import Aborted, LocalError, Need, RemoteError, Session
 from p2pwhist.signed import Kind, seal
@@ -61,9 +61,14 @@ def _rebuilt_from(log, session: Session, saved: list[bytes], rng: random.Random)
     return Session.resume(log, session.seat, session._key, lambda: next(secrets, None) or rng.randbytes(32))
 
 
-@settings(max_examples=8, deadline=None)
-@given(game=st.sampled_from([BoxWhist(2), BoxWhist(3), Box(4)]), seed=st.integers(0, 10**6),
-       stop=st.integers(1, 250), seat=st.integers(0, 3))
+# Every registered game at its usual table, and Box Whist at 3 (a table where the deal rotates).
+REBUILT = [pytest.param(entry.make(entry.default_players), id=name) for name, entry in GAMES.items()] + \
+    [pytest.param(BoxWhist(3), id="boxwhist-3")]
+
+
+@pytest.mark.parametrize("game", REBUILT)
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 10**6), stop=st.integers(1, 250), seat=st.integers(0, 5))
 def test_a_seat_rebuilt_from_its_log_and_secrets_makes_the_same_messages_and_the_match_ends_alike(game, seed, stop,
                                                                                                  seat):
     sessions, drawn, rng = _recording_table(game, hands=1, seed=seed)
