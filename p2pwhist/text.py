@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from p2pwhist.cards import Card, Suit, sort_for_display
 
@@ -85,6 +86,48 @@ def listed(words: Sequence[str]) -> str:
 
 def tally(names: Sequence[str], counts: Sequence[int]) -> str:
     return ", ".join(f"{name} {count}" for name, count in zip(names, counts))
+
+
+class Breach(Protocol):
+    """A rule on honour broken in a trick-taking hand (a revoke): who, and in which trick."""
+
+    seat: int
+    trick: int
+
+
+def point_winner(points: Sequence[int]) -> int | None:
+    """The seat a trick-taking hand gave its one point to, or None: the hand was drawn."""
+    return next((seat for seat, point in enumerate(points) if point), None)
+
+
+def refusal_line(reason: str, detail: str | None, moves: str = "plays") -> str:
+    """One line for a move the rules refuse; ``detail`` only where it helps a person."""
+    return f"Not allowed: {reason}{f' ({detail})' if detail else ''}. Type ? to list your {moves}."
+
+
+def hand_over_lines(names: Sequence[str], offenders: Iterable[int], revokes: Sequence[Breach],
+                    winner: int | None, style: Style) -> list[str]:
+    """After a trick-taking hand's scores: the seats that lost it by a breach, then who won."""
+    lines = []
+    for seat in sorted(offenders):
+        tricks = [str(revoke.trick + 1) for revoke in revokes if revoke.seat == seat]
+        breach = f"revoked (trick {', '.join(tricks)})" if tricks else "broke the rules"
+        lines.append(f"{names[seat]} {breach} and may not win the hand.")
+    lines.append("The hand is drawn." if winner is None else style.bold(f"{says(names[winner], 'wins')} the hand."))
+    return lines
+
+
+def tricks_line(names: Sequence[str], scores: Sequence[int], winner: int | None) -> str:
+    """A trick-taking hand's result in one line: "tricks alice 7, bob 6; won by alice"."""
+    return f"tricks {tally(names, scores)}; {'drawn' if winner is None else f'won by {names[winner]}'}"
+
+
+def breach_record(names: Sequence[str], offenders: Iterable[int], revokes: Sequence[Breach]) -> list[str]:
+    """A hand record's last lines: each revoke, then each seat caught breaking the deck protocol."""
+    lines = [f"Revoke: {names[revoke.seat]} did not follow suit in trick {revoke.trick + 1}" for revoke in revokes]
+    lines += [f"Forfeit: {names[seat]} was caught breaking the deck protocol"
+              for seat in sorted(set(offenders) - {revoke.seat for revoke in revokes})]
+    return lines
 
 
 def row(label: str, text: str) -> str:

@@ -24,6 +24,7 @@ verdict (``unreadable``).
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -421,7 +422,7 @@ class Parting:
                      "histories, which these two files prove")
         return line
 
-    @property
+    @functools.cached_property  # two signature checks: once for the line and the JSON alike
     def signed_both(self) -> int | None:
         """The seat that signed both messages held, at the same place after the same message,
         if one did: no honest seat ever signs two, so the pair proves it forked the log (as a

@@ -29,7 +29,7 @@ from p2pwhist.games.box.engine import (
     RoundRecord,
     Variant,
 )
-from p2pwhist.text import LABEL, YOU, Style, plural, row, says, tally
+from p2pwhist.text import LABEL, YOU, Style, plural, refusal_line, row, says, tally
 
 WIDTH = 80  # the terminal the screens are laid out for
 _BREAK = re.compile(r"(?<=[,.;:]) ")  # where a long line may break
@@ -354,8 +354,8 @@ class BoxText:
 
     def refusal(self, refused: IllegalMove) -> str:
         """One line for a move the rules refuse (a position number means nothing to a person)."""
-        detail = f" ({refused.detail})" if refused.detail and refused.reason is BoxIllegal.TOO_HIGH else ""
-        return f"Not allowed: {refused.reason.value}{detail}. Type ? to list your moves."
+        return refusal_line(refused.reason.value, refused.detail if refused.reason is BoxIllegal.TOO_HIGH else None,
+                            "moves")
 
     def finished(self, view: BoxView) -> int:
         return len(view.rounds)

@@ -21,7 +21,19 @@ from p2pwhist.games.boxwhist.engine import (
     TrickPlay,
     TrickResult,
 )
-from p2pwhist.text import Style, cards_by_suit, plural, row, says, tally
+from p2pwhist.text import (
+    Style,
+    breach_record,
+    cards_by_suit,
+    hand_over_lines,
+    plural,
+    point_winner,
+    refusal_line,
+    row,
+    says,
+    tally,
+    tricks_line,
+)
 
 # Reads the card at a deck position, None if the reader may not know it (``BoxWhistView.card``).
 CardAt = Callable[[int], "Card | None"]
@@ -106,11 +118,6 @@ def _box(view: BoxWhistView, style: Style) -> str:
     return text
 
 
-def _winner(result: HandResult) -> int | None:
-    """The seat the hand gave its point to: the hand's winner (rule 11), if it was not drawn."""
-    return next((seat for seat, point in enumerate(result.points) if point), None)
-
-
 class BoxWhistText:
     """``GameText`` for Box Whist."""
 
@@ -172,8 +179,7 @@ class BoxWhistText:
 
     def refusal(self, refused: IllegalMove) -> str:
         """One line for a move the rules refuse (a position number means nothing to a person)."""
-        detail = f" ({refused.detail})" if refused.detail and refused.reason is not Illegal.NOT_YOUR_CARD else ""
-        return f"Not allowed: {refused.reason.value}{detail}. Type ? to list your plays."
+        return refusal_line(refused.reason.value, None if refused.reason is Illegal.NOT_YOUR_CARD else refused.detail)
 
     def finished(self, view: BoxWhistView) -> int:
         return len(view.tricks)
@@ -187,17 +193,11 @@ class BoxWhistText:
         """Tricks per seat, the seats that lost by a breach, and who won (or that it is drawn)."""
         head = f"Hand {hand_no} over" if hand_no else "Hand over"
         lines = [style.bold(f"== {head}. Tricks: {tally(names, result.scores)} ==")]
-        for seat in sorted(result.offenders):
-            tricks = [str(revoke.trick + 1) for revoke in hand.revokes if revoke.seat == seat]
-            breach = f"revoked (trick {', '.join(tricks)})" if tricks else "broke the rules"
-            lines.append(f"{names[seat]} {breach} and may not win the hand.")
-        winner = _winner(result)
-        lines.append("The hand is drawn." if winner is None else style.bold(f"{says(names[winner], 'wins')} the hand."))
+        lines += hand_over_lines(names, result.offenders, hand.revokes, point_winner(result.points), style)
         return "\n".join(lines)
 
     def result_line(self, result: HandResult, names: Sequence[str]) -> str:
-        winner = _winner(result)
-        return f"tricks {tally(names, result.scores)}; {'drawn' if winner is None else f'won by {names[winner]}'}"
+        return tricks_line(names, result.scores, point_winner(result.points))
 
     def cells(self, view: BoxWhistView) -> list[Cell]:
         """The hand sorted by suit, then the box slot by slot (a closed slot shows no card)."""
@@ -270,11 +270,7 @@ class BoxWhistText:
             lines.append(line)
         if result is None:  # cut short, with no result: the record so far
             return lines
-        winner = _winner(result)
+        winner = point_winner(result.points)
         lines.append(f"Result: {tally(names, result.scores)}; {'drawn' if winner is None else f'{names[winner]} wins'}")
-        for revoke in hand.revokes:
-            lines.append(f"Revoke: {names[revoke.seat]} did not follow suit in trick {revoke.trick + 1}")
-        for seat in sorted(result.offenders - {r.seat for r in hand.revokes}):
-            lines.append(f"Forfeit: {names[seat]} was caught breaking the deck protocol")
-        return lines
+        return lines + breach_record(names, result.offenders, hand.revokes)
 

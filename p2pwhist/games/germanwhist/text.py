@@ -24,7 +24,20 @@ from p2pwhist.games.germanwhist.engine import (
     TrickResult,
     dealt_hand,
 )
-from p2pwhist.text import YOU, Style, cards_by_suit, plural, row, says, tally
+from p2pwhist.text import (
+    YOU,
+    Style,
+    breach_record,
+    cards_by_suit,
+    hand_over_lines,
+    plural,
+    point_winner,
+    refusal_line,
+    row,
+    says,
+    tally,
+    tricks_line,
+)
 
 # Reads the card at a deck position, None if the reader may not know it (``GermanWhistView.card``).
 CardAt = Callable[[int], "Card | None"]
@@ -89,11 +102,6 @@ def _header(dealer: str, trump: Suit, style: Style, hand_no: int) -> str:
     return style.bold(f"== Hand {hand_no}: {says(dealer, 'deals')}; trumps are {trumps(trump, style)} ==")
 
 
-def _winner(result: HandResult) -> int | None:
-    """The seat the hand gave its point to (rule 9), if it was not drawn."""
-    return next((seat for seat, point in enumerate(result.points) if point), None)
-
-
 def _counting(variant: Scoring) -> str:
     return "tricks of the last 13" if variant is Scoring.LAST13 else "tricks"
 
@@ -149,8 +157,7 @@ class GermanWhistText:
 
     def refusal(self, refused: IllegalMove) -> str:
         """One line for a move the rules refuse (a position number means nothing to a person)."""
-        detail = f" ({refused.detail})" if refused.detail and refused.reason is not Illegal.NOT_YOUR_CARD else ""
-        return f"Not allowed: {refused.reason.value}{detail}. Type ? to list your plays."
+        return refusal_line(refused.reason.value, None if refused.reason is Illegal.NOT_YOUR_CARD else refused.detail)
 
     def finished(self, view: GermanWhistView) -> int:
         return len(view.tricks)
@@ -163,17 +170,11 @@ class GermanWhistText:
                     hand_no: int | None = None) -> str:
         head = f"Hand {hand_no} over" if hand_no else "Hand over"
         lines = [style.bold(f"== {head}. {_counting(hand.variant).capitalize()}: {tally(names, result.scores)} ==")]
-        for seat in sorted(result.offenders):
-            tricks = [str(revoke.trick + 1) for revoke in hand.revokes if revoke.seat == seat]
-            breach = f"revoked (trick {', '.join(tricks)})" if tricks else "broke the rules"
-            lines.append(f"{names[seat]} {breach} and may not win the hand.")
-        winner = _winner(result)
-        lines.append("The hand is drawn." if winner is None else style.bold(f"{says(names[winner], 'wins')} the hand."))
+        lines += hand_over_lines(names, result.offenders, hand.revokes, point_winner(result.points), style)
         return "\n".join(lines)
 
     def result_line(self, result: HandResult, names: Sequence[str]) -> str:
-        winner = _winner(result)
-        return f"tricks {tally(names, result.scores)}; {'drawn' if winner is None else f'won by {names[winner]}'}"
+        return tricks_line(names, result.scores, point_winner(result.points))
 
     def cells(self, view: GermanWhistView) -> list[Cell]:
         """The hand sorted by suit."""
@@ -229,11 +230,7 @@ class GermanWhistText:
             lines.append(line)
         if result is None:
             return lines
-        winner = _winner(result)
+        winner = point_winner(result.points)
         lines.append(f"Result: {_counting(hand.variant)} {tally(names, result.scores)}; "
                      f"{'drawn' if winner is None else f'{names[winner]} wins'}")
-        for revoke in hand.revokes:
-            lines.append(f"Revoke: {names[revoke.seat]} did not follow suit in trick {revoke.trick + 1}")
-        for seat in sorted(result.offenders - {r.seat for r in hand.revokes}):
-            lines.append(f"Forfeit: {names[seat]} was caught breaking the deck protocol")
-        return lines
+        return lines + breach_record(names, result.offenders, hand.revokes)
