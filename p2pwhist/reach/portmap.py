@@ -147,8 +147,8 @@ async def hold_mapping(port: int, *, lost: Callable[[str], None] | None = None,
                        task_status: trio.TaskStatus[Mapped | NotMapped] = trio.TASK_STATUS_IGNORED) -> None:
     """Ask the router to forward TCP ``port`` from the internet to this machine, and hold the
     mapping until cancelled. ``await nursery.start(hold_mapping, port)`` returns ``Mapped`` or
-    ``NotMapped`` within ``FIRST_TRY`` (and a little: the thread or socket of a request cut
-    short must notice). With ``NotMapped`` the task has ended.
+    ``NotMapped`` within ``FIRST_TRY`` (and the milliseconds it takes to notice the deadline:
+    a request cut short is abandoned, not waited for). With ``NotMapped`` the task has ended.
 
     With ``Mapped`` it goes on: it renews the lease halfway through, and after a failed
     renewal tries again, quietly, while the lease lasts (``_lease``). When the lease runs out
