@@ -14,6 +14,7 @@ import ipaddress
 import socket
 import struct
 import sys
+from collections.abc import Sequence
 
 from p2pwhist.games.base import ConfigError
 from p2pwhist.limits import DEFAULT_PORT
@@ -116,44 +117,54 @@ def _linux_ipv6() -> list[str]:
     return found
 
 
-def join_commands(addresses: list[tuple[str, int]], host_print: str) -> list[str]:
+def join_commands(addresses: list[tuple[str, int]], host_print: str,
+                  first: Sequence[tuple[str, int, str]] = ()) -> list[str]:
     """The ``p2pwhist join`` command for each address, with its port, that a friend could
-    use, to print under "Others join with": IPv4 addresses and names first, then IPv6 ones
-    in brackets (``[addr]:port``); link-local ones only when nothing else is there (an
-    IPv6 one without our zone, which means nothing on the joiner's machine); loopback last,
-    marked "this machine only". The port is left out when it is ``DEFAULT_PORT``. A marker
-    follows a ``#``, so a line pasted whole into a shell still runs."""
+    use, to print under "Others join with": ``first`` (each with its note: a router's external
+    address), then global IPv6 addresses (reachable across the internet where no firewall
+    stops them), IPv4 addresses and names, other IPv6 ones (all in brackets, ``[addr]:port``);
+    link-local ones only when nothing else is there (an IPv6 one without our zone, which means
+    nothing on the joiner's machine); loopback last, marked "this machine only". The port is
+    left out when it is ``DEFAULT_PORT``. A note follows a ``#``, so a line pasted whole into
+    a shell still runs."""
 
-    groups: dict[int, list[tuple[str, int, str]]] = {0: [], 1: [], 2: [], 3: []}
+    groups: dict[int, list[tuple[str, int, str]]] = {0: [], 1: [], 2: [], 3: [], 4: []}
     for text, port in addresses:
         try:
             ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(text)
         except ValueError:
             ip = None  # a name (from --bind)
         if ip is None:
-            group, shown, note = (3, text, "this machine only") if text.lower() == "localhost" else (0, text, "")
+            group, shown, note = (4, text, "this machine only") if text.lower() == "localhost" else (1, text, "")
         elif ip.is_unspecified:
             continue
         elif ip.is_loopback:
-            group, shown, note = 3, str(ip), "this machine only"
+            group, shown, note = 4, str(ip), "this machine only"
         elif ip.is_link_local:
             bare = str(ip).partition("%")[0]
             note = ("link-local: the joiner adds its own interface, as in [ADDRESS%eth0]" if ip.version == 6
                     else "link-local: the same network link only")
-            group, shown = 2, bare
+            group, shown = 3, bare
+        elif ip.version == 6 and ip.is_global:
+            group, shown, note = 0, str(ip), "from the internet over IPv6, unless a home router's firewall blocks it"
         else:
-            group, shown, note = (0 if ip.version == 4 else 1), str(ip), ""
+            group, shown, note = (1 if ip.version == 4 else 2), str(ip), ""
         if all(entry[0] != shown or entry[1] != port for entry in groups[group]):
             groups[group].append((shown, port, note))
-    if groups[0] or groups[1]:
-        groups[2] = []
+    if groups[0] or groups[1] or groups[2]:
+        groups[3] = []
     lines = []
-    for shown, port, note in groups[0] + groups[1] + groups[2] + groups[3]:
+    for shown, port, note in [*first, *groups[0], *groups[1], *groups[2], *groups[3], *groups[4]]:
         where = f"[{shown}]" if ":" in shown else shown
         if port != DEFAULT_PORT:
             where += f":{port}"
         lines.append(f"p2pwhist join {where} --expect {host_print}" + (f"  # {note}" if note else ""))
     return lines
+
+
+def host_port(address: str, port: int) -> str:
+    """``HOST:PORT`` as ``join`` takes it and as we print it: an IPv6 address in brackets."""
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
 
 
 def parse_address(text: str) -> tuple[str, int]:

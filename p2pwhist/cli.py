@@ -58,13 +58,14 @@ Card games for {_player_counts(_EVERY_TABLE)} players who share no server \
 and need not trust each other:
 {", ".join(f"{e.text.title} (--game {name}, {_player_counts(e.players)} players)" for name, e in GAMES.items())}.
 
-  p2pwhist play              play against the computer on this machine
-  p2pwhist host              start a table others can join
-  p2pwhist join HOST[:PORT]  sit down at someone's table
-  p2pwhist resume [FILE]     go back to a game that stopped (a crash, Ctrl-C, a lost connection)
-  p2pwhist rules [GAME]      how to play a game (without GAME: the games)
-  p2pwhist verify FILE...    check recorded games (several: where those of one game part)
-  p2pwhist show FILE         print a recorded game like a score sheet
+  p2pwhist play                play against the computer on this machine
+  p2pwhist host                start a table others can join
+  p2pwhist join [HOST[:PORT]]  sit down at someone's table (no address: one on this network)
+  p2pwhist tables              list the tables announced on this network
+  p2pwhist resume [FILE]       go back to a game that stopped (a crash, Ctrl-C, a lost connection)
+  p2pwhist rules [GAME]        how to play a game (without GAME: the games)
+  p2pwhist verify FILE...      check recorded games (several: where those of one game part)
+  p2pwhist show FILE           print a recorded game like a score sheet
 
 Set P2PWHIST_HOME to keep identity, known peers and saved games somewhere else
 (default ~/.local/share/p2pwhist), e.g. to run several peers on one machine.
@@ -182,9 +183,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     host_ = commands.add_parser("host", help="start a table and wait for the other players",
                                 description="Listen for players, then play a match as seat 0. Prints the "
-                                "command the others should run at each address of this machine they might "
-                                "reach (LAN and VPN addresses, IPv4 and IPv6; loopback last, for this machine "
-                                "only), each with your key's fingerprint.")
+                                "command the others should run at each address they might reach, each with your "
+                                "key's fingerprint: first your router's external address, if the router agreed to "
+                                "forward the port to you (UPnP-IGD or NAT-PMP; the mapping is renewed while the "
+                                "table is open and removed when you stop), and a global IPv6 address; then this "
+                                "machine's LAN and VPN addresses; loopback last, for this machine only. While a "
+                                "seat is free the table is announced on the local network (multicast DNS), where "
+                                "'p2pwhist join' with no address finds it.")
     _game_arguments(host_, "seats at the table, yours included (default: the game's usual number)")
     host_.add_argument("--port", type=_port, default=DEFAULT_PORT,
                        help=f"TCP port to listen on (default {DEFAULT_PORT}; 0 picks a free one)")
@@ -195,16 +200,24 @@ def build_parser() -> argparse.ArgumentParser:
     length.add_argument("--minutes", type=_positive_int, help="start no new hand after this many minutes "
                         "(with neither: play on as long as everyone wishes; after each hand each person "
                         "is asked, and the first 'no' ends the match)")
+    host_.add_argument("--no-announce", action="store_true",
+                       help="do not announce the table on the local network (it is still joined by address)")
+    host_.add_argument("--no-map", action="store_true", help="do not ask your router to forward the port from the "
+                       "internet (the first try takes at most 3 s and failing is never fatal)")
     _peer_arguments(host_)
     _limit_arguments(host_)
 
-    join_ = commands.add_parser("join", help="join a table at HOST[:PORT]",
-                                description="Connect to a host and play the seat it gives you.")
-    join_.add_argument("address", metavar="HOST[:PORT]",
+    join_ = commands.add_parser("join", help="join a table at HOST[:PORT], or one on this network",
+                                description="Connect to a host and play the seat it gives you. With no "
+                                "address, listen for tables announced on this network for 2 s and join the one "
+                                "heard (or the one you pick, if there are several); its key fingerprint, heard "
+                                "with it, is then expected as with --expect.")
+    join_.add_argument("address", metavar="HOST[:PORT]", nargs="?",
                        help=f"the host's address, as it printed it: a name or IPv4 address, or an IPv6 address "
                        f"in brackets ([2001:db8::1]), with :PORT unless the port is {DEFAULT_PORT}")
     join_.add_argument("--expect", metavar="FINGERPRINT", help="refuse the host unless its key has this "
-                       "fingerprint; when it has, you are not asked whether to trust the host")
+                       "fingerprint; when it has, you are not asked whether to trust the host (with no "
+                       "address: join the table on this network with this fingerprint)")
     _peer_arguments(join_)
 
     verify_ = commands.add_parser("verify", help="check recorded games' transcripts",
@@ -227,6 +240,12 @@ def build_parser() -> argparse.ArgumentParser:
                                description="Print each hand like a PBN record: tags, the deal, one line per trick, "
                                "the result; then the match table. The game is verified first.")
     show.add_argument("path", type=Path, metavar="FILE", help="a transcript (.p2pw) file")
+
+    commands.add_parser("tables", help="list the tables announced on this network",
+                        description="Listen for 2 s for tables announced on the local network (multicast DNS) "
+                        "and list them: host, game, seats taken, address, key fingerprint (and the name you last "
+                        "played that key under), each with the line that joins it. A name in an announcement is "
+                        "only a claim: the key is what a join checks.")
 
     resume = commands.add_parser("resume", help="go back to a game that stopped",
                                  description="Go on with a game this peer left before its end (a crash, Ctrl-C, a "
@@ -300,10 +319,11 @@ def _playing(command: str) -> Callable[[argparse.Namespace], int]:
 def _from_a_peer(error: BaseException) -> bool:
     """A peer or the network stopped the game, or our own input closed: what only the commands
     that play raise, so their modules are imported here, not for every command."""
+    from p2pwhist.reach.lan import NoTable
     from p2pwhist.table import TableError
     from p2pwhist.ui import InputClosed
 
-    return isinstance(error, (TableError, InputClosed))
+    return isinstance(error, (TableError, InputClosed, NoTable))
 
 
 def _leaf(error: BaseException) -> BaseException:
@@ -423,6 +443,6 @@ def _show(args: argparse.Namespace) -> int:
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "play": _playing("play"), "host": _playing("host"), "join": _playing("join"),
+    "play": _playing("play"), "host": _playing("host"), "join": _playing("join"), "tables": _playing("tables"),
     "rules": _rules, "verify": _verify, "show": _show,
 }

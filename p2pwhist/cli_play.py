@@ -27,7 +27,8 @@ from p2pwhist.games.base import BotFactory, ConfigError, Game, GameEntry, GameTe
 from p2pwhist.games.bots import Bot, check_level, make_bot
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry, options_offered
-from p2pwhist.home import KnownPeers, identity_fingerprint, load_identity, secrets_path
+from p2pwhist.home import HomeError, KnownPeers, identity_fingerprint, load_identity, secrets_path
+from p2pwhist.identity import same_fingerprint
 from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
 from p2pwhist.local import LocalMatch, play_match
 from p2pwhist.net import (
@@ -39,6 +40,7 @@ from p2pwhist.net import (
     host,
     join,
 )
+from p2pwhist.reach.lan import HEAR_SECONDS, Heard, NoTable, hear_tables
 from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent
 from p2pwhist.text import YOU, match_line
 from p2pwhist.transcript import TranscriptError, read_transcript
@@ -221,7 +223,8 @@ def host_command(args: argparse.Namespace) -> int:
         options.resume = started_by(args.argv)  # the very same command again: its game goes on
         if options.resume is None:
             _say_what_waits(options)
-    record = display.run(host, options, HostOptions(game, length, args.port, args.bind))
+    table = HostOptions(game, length, args.port, args.bind, announce=not args.no_announce, map_port=not args.no_map)
+    record = display.run(host, options, table)
     display.finish(record)
     return 0
 
@@ -236,6 +239,8 @@ def _say_what_waits(options: PeerOptions) -> None:
 
 
 def join_command(args: argparse.Namespace) -> int:
+    if args.address is None:
+        _choose_table(args)
     address, port = parse_address(args.address)
     if _finished(args):
         return 0
@@ -247,6 +252,90 @@ def join_command(args: argparse.Namespace) -> int:
     patient = options.resume is None and started_by(args.argv) is not None
     record = display.run(join, options, address, port, args.expect, None, patient)
     display.finish(record)
+    return 0
+
+
+def _choose_table(args: argparse.Namespace) -> None:
+    """``join`` with no address: the table heard on this network (the one with the ``--expect``
+    fingerprint, if given), asked of the person when there are several. Its address and its
+    fingerprint (as ``--expect``) become the command's, so ``resume`` runs a ``join`` that goes
+    back to that host, not a new search. ``NoTable`` when there is none to join."""
+    heard = _hear()
+    tables = [ad for ad in heard.tables if ad.address is not None
+              and (args.expect is None or same_fingerprint(args.expect, ad.fingerprint))]
+    if not tables:
+        whose = " with that key fingerprint" if args.expect is not None and heard.tables else ""
+        raise NoTable(f"no table{whose} heard on this network within {HEAR_SECONDS:g} s: ask the host for the "
+                      "join line it printed (p2pwhist join HOST[:PORT] --expect FINGERPRINT)")
+    known = _known()
+    if len(tables) == 1:
+        ad = tables[0]
+    elif args.bot is not None or not sys.stdin.isatty():
+        raise NoTable("several tables heard on this network; join one with its line:\n" + "\n".join(
+            f"  {ad.lines(known)[0]}\n    p2pwhist join {ad.where} --expect {ad.fingerprint}" for ad in tables))
+    else:
+        print("Tables on this network:")
+        for number, ad in enumerate(tables, 1):
+            what, whose = ad.lines(known)
+            print(f"  {number}. {what}\n     {whose}")
+        ad = tables[_pick(len(tables)) - 1]
+    print(f"Joining {ad.host}'s table at {ad.where} (key {ad.fingerprint})", flush=True)
+    args.address, args.expect = ad.where, ad.fingerprint
+    typed = args.argv[1:]
+    for at, word in enumerate(typed):  # a --expect given is the one found: it is written once, below
+        if word == "--expect":
+            del typed[at : at + 2]
+            break
+        if word.startswith("--expect="):
+            del typed[at]
+            break
+    args.argv = ["join", ad.where, "--expect", ad.fingerprint, *typed]
+
+
+def _hear() -> Heard:
+    """The tables announced on this network, after listening ``HEAR_SECONDS``."""
+    print(f"Listening for tables on this network ({HEAR_SECONDS:g} s)...", flush=True)
+    heard = hear_tables()
+    if heard.rejected:
+        print(f"({heard.rejected} announcement{'s' if heard.rejected > 1 else ''} left out: {heard.why})")
+    return heard
+
+
+def _known() -> dict[str, str]:
+    """Fingerprint → the name we last played that key under (nothing if it cannot be read)."""
+    try:
+        return KnownPeers.default().load()
+    except HomeError:
+        return {}
+
+
+def _pick(count: int) -> int:
+    """The number of the table the person picks, from 1 to ``count``."""
+    while True:
+        try:
+            answer = input(f"Join which table (1 to {count}; Enter for none)? ").strip()
+        except EOFError:
+            answer = ""
+        if not answer:
+            raise NoTable("no table chosen")
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return int(answer)
+        print(f"Type a number from 1 to {count}.")
+
+
+def tables_command(args: argparse.Namespace) -> int:
+    """``tables``: list the tables heard on this network, nothing more."""
+    heard = _hear()
+    if not heard.tables:
+        print(f"No table heard on this network within {HEAR_SECONDS:g} s.")
+        return 0
+    known = _known()
+    print("Tables on this network (join one with its line, or run p2pwhist join to choose):")
+    for ad in heard.tables:
+        what, whose = ad.lines(known)
+        print(f"  {what}\n    {whose}")
+        if ad.address is not None:
+            print(f"    p2pwhist join {ad.where} --expect {ad.fingerprint}")
     return 0
 
 

@@ -22,12 +22,13 @@ import socket
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pwhist.addresses import addresses, join_commands
+from p2pwhist.addresses import host_port
 from p2pwhist.bodies import Player, Table, TimeLimits
 from p2pwhist.gamefiles import GameFiles, our_unfinished, reopen, unfinished
 from p2pwhist.games.base import ConfigError, Game, Play
@@ -35,6 +36,10 @@ from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import game_entry
 from p2pwhist.home import HomeError, KnownPeers
 from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
+from p2pwhist.reach import table_ad
+from p2pwhist.reach.lan import Announcer
+from p2pwhist.reach.portmap import Mapped, hold_mapping
+from p2pwhist.reach.where import announced_addresses, forwarded_line, lost_line, where_lines
 from p2pwhist.session import HOST, Outcome, Session, start_message
 from p2pwhist.session_events import SessionEvent
 from p2pwhist.signed import fingerprint, public_bytes
@@ -148,6 +153,8 @@ class HostOptions:
     port: int = 0
     bind: str | None = None
     seated: Callable[[int], None] | None = None  # told the number of joiners seated, as it changes
+    announce: bool = False  # announce the table on the local network while it has a free seat
+    map_port: bool = False  # ask the home router to forward our port from the internet
 
 
 @dataclass
@@ -258,7 +265,7 @@ def _remote(stream: trio.abc.Stream) -> tuple[str, str]:
     except (AttributeError, OSError):
         return getattr(stream, "remote", ("unknown", "an unknown address"))
     host = str(address[0])
-    return host, f"[{host}]:{address[1]}" if ":" in host else f"{host}:{address[1]}"
+    return host, host_port(host, address[1])
 
 
 # -- the loop around a machine --------------------------------------------------------------------
@@ -626,23 +633,45 @@ async def host(options: PeerOptions, table_options: HostOptions,
                        + f", with {', '.join(names[1:])}; they return by themselves")
     else:
         machine = HostMachine(me, game.players, limits, lambda: secrets.token_bytes(32))
-        if port:
-            _say_where(options, table_options, listeners, me.key)
     seated = table_options.seated
     counted = [0]
+    # Only a table listening on every address is announced or mapped: one bound to an address
+    # chose where it is reached.
+    reach = port != 0 and table_options.bind in (None, "", "0.0.0.0", "::")
+    announcer = Announcer(announced_addresses(_ports(listeners), port), options.report) \
+        if reach and returning is None and table_options.announce else None
 
-    def count_seats() -> None:  # ``play`` starts its bots one at a time, each named by its seat
+    def after_each() -> None:  # what follows each change: seats counted, the announcement kept true
         lobby = machine.lobby
         joiners = len(lobby.players) - 1 if lobby.players else len(lobby.seated)  # START seats them all
-        if seated is not None and joiners != counted[0]:
+        if seated is not None and joiners != counted[0]:  # ``play`` starts its bots one at a time
             counted[0] = joiners
             seated(joiners)
+        if announcer is not None:
+            taken = lobby.taken if edge.result is None else None
+            announcer.show(table_ad(me.name, game, fingerprint(me.key), port, taken)
+                           if taken is not None and taken < game.players else None)
 
-    edge = _Edge(machine, options, files, create=create, after=count_seats)
+    edge = _Edge(machine, options, files, create=create, after=after_each)
     try:
         async with trio.open_nursery() as nursery:
             for listener in listeners:
                 nursery.start_soon(_accept, listener, edge)
+            if announcer is not None:  # first: it takes the network a second or so to hear of it
+                nursery.start_soon(announcer.run)
+            if returning is None and port:
+                title = game_entry(game).text.title
+                options.report(f"Hosting {title} for {game.players} players on port {port}; your key fingerprint "
+                               f"is {fingerprint(me.key)}")
+            mapped = await nursery.start(partial(hold_mapping, port, lost=lambda why: options.report(lost_line(why)))) \
+                if reach and table_options.map_port else None
+            if returning is None and port:
+                for line in where_lines(table_options.bind, _ports(listeners), fingerprint(me.key), mapped):
+                    options.report(line)
+            elif isinstance(mapped, Mapped):
+                options.report(forwarded_line(mapped))
+            if announcer is not None:
+                options.report("Announced on this network: there, p2pwhist join with no address finds this table")
             task_status.started(port)
             result = await edge.run(machine.begin(trio.current_time()) if returning is not None else [])
             nursery.cancel_scope.cancel()
@@ -655,20 +684,13 @@ async def host(options: PeerOptions, table_options: HostOptions,
     return GameRecord(outcome, edge.files.path, machine.peer.session.table)
 
 
-def _say_where(options: PeerOptions, table_options: HostOptions, listeners: Sequence[trio.abc.Listener],
-               key: bytes) -> None:
-    """The lines a new host prints: the table, and the join command for each address."""
-    game = table_options.game
-    port = listeners[0].socket.getsockname()[1]  # type: ignore[attr-defined]
-    print_ = fingerprint(key)
-    title = game_entry(game).text.title
-    options.report(f"Hosting {title} for {game.players} players on port {port}; your key fingerprint is {print_}")
-    ports = {listener.socket.family: listener.socket.getsockname()[1]  # type: ignore[attr-defined]
-             for listener in reversed(listeners)}
-    commands = join_commands(addresses(table_options.bind, ports), print_)
-    options.report("Others join with:" if len(commands) == 1 else "Others join with one of:")
-    for command in commands:
-        options.report(f"  {command}")
+def _ports(listeners: Sequence[trio.abc.Listener]) -> dict[int, int]:
+    """The port of each address family's listener, the first listener's first (with
+    ``--port 0`` they may differ)."""
+    ports: dict[int, int] = {}
+    for listener in listeners:
+        ports.setdefault(listener.socket.family, listener.socket.getsockname()[1])  # type: ignore[attr-defined]
+    return ports
 
 
 async def _accept(listener: trio.abc.Listener, edge: _Edge) -> None:
@@ -708,7 +730,7 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
 
     ``connect`` defaults to ``trio.open_tcp_stream``."""
     key = options.key
-    where = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+    where = host_port(address, port)
     opener = connect or trio.open_tcp_stream
     limits = options.limits
     waiting = our_unfinished(key)

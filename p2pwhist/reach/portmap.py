@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+import miniupnpc
 import trio
 
 from p2pwhist.reach._lease import Lease
@@ -44,11 +45,6 @@ from p2pwhist.reach._natpmp import (
     read_port_mapping,
     read_public_address,
 )
-
-try:
-    import miniupnpc
-except ImportError:  # no wheel for this platform: NAT-PMP alone is tried
-    miniupnpc = None
 
 # The most the first try may take, finding a router and mapping the port; the caller waits
 # for it before it prints how to join, so it is short. A router on the same link answers in
@@ -165,9 +161,7 @@ async def hold_mapping(port: int, *, lost: Callable[[str], None] | None = None,
 
 def _routers() -> list[_Router]:
     """The ways to ask this machine's router, the preferred first."""
-    routers: list[_Router] = []
-    if miniupnpc is not None:
-        routers.append(_UpnpIgd())
+    routers: list[_Router] = [_UpnpIgd()]
     gateway = _gateway()
     if gateway is not None:
         routers.append(_NatPmp(gateway))

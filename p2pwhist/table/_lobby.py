@@ -168,6 +168,12 @@ class Lobby:
         self._news_at = 0.0  # when every joiner was last told how the table stands
         self._shown: list[str] = []  # what our person was last told of it
 
+    @property
+    def taken(self) -> int | None:
+        """Seats taken, ours included, while the table seats newcomers; None once it does not
+        (START is made or sent, or the table is closed): what an announcement of it says."""
+        return 1 + len(self.seated) if self.phase is Phase.SEATING else None
+
     # -- events --------------------------------------------------------------------------------
 
     def opened(self, conn: ConnId, address: str, where: str, now: float) -> list[Action]:
