@@ -233,7 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
                                   "is responsible where the log proves it); 2: any file that is no transcript.")
     verify_.add_argument("paths", type=Path, nargs="+", metavar="FILE", help="a transcript (.p2pw) file")
     verify_.add_argument("--json", action="store_true", help="print one JSON object instead of text (for a file "
-                         "that is no transcript too: \"valid\" false, and why in \"error\"); with several files, "
+                         "that is no transcript too: \"valid\" false, and why in \"error\"); each hand lists its "
+                         "\"offenders\" (who lost it by a proven breach) and, apart, the seats that \"left\" it (who "
+                         "lost it by leaving the match: absent, too slow, or gone, which proves no breach); with "
+                         "several files, "
                          "an array of them, in order, each with its \"file\" and where it \"parted\" from another "
                          "file of its game (null if it did not)")
     show = commands.add_parser("show", help="print a recorded game as a score sheet",

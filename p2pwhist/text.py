@@ -105,16 +105,25 @@ def refusal_line(reason: str, detail: str | None, moves: str = "plays") -> str:
     return f"Not allowed: {reason}{f' ({detail})' if detail else ''}. Type ? to list your {moves}."
 
 
-def hand_over_lines(names: Sequence[str], offenders: Iterable[int], revokes: Sequence[Breach],
+def hand_over_lines(names: Sequence[str], offenders: Iterable[int], left: Iterable[int], revokes: Sequence[Breach],
                     winner: int | None, style: Style) -> list[str]:
-    """After a trick-taking hand's scores: the seats that lost it by a breach, then who won."""
+    """After a trick-taking hand's scores: the seats that lost it by a breach, those that lost
+    it by leaving the match, then who won."""
+    offenders = set(offenders)
     lines = []
     for seat in sorted(offenders):
         tricks = [str(revoke.trick + 1) for revoke in revokes if revoke.seat == seat]
         breach = f"revoked (trick {', '.join(tricks)})" if tricks else "broke the rules"
         lines.append(f"{names[seat]} {breach} and may not win the hand.")
+    lines += [left_line(names[seat]) for seat in sorted(set(left) - offenders)]
     lines.append("The hand is drawn." if winner is None else style.bold(f"{says(names[winner], 'wins')} the hand."))
     return lines
+
+
+def left_line(name: str) -> str:
+    """The hand-end line for a seat that lost the hand by leaving the match (a forfeit for
+    absence or slowness, or its own ABORT): it may not win, but it broke no rule."""
+    return f"{name} left the match and may not win the hand (a forfeit, not a breach of the rules)."
 
 
 def tricks_line(names: Sequence[str], scores: Sequence[int], winner: int | None) -> str:
@@ -122,11 +131,21 @@ def tricks_line(names: Sequence[str], scores: Sequence[int], winner: int | None)
     return f"tricks {tally(names, scores)}; {'drawn' if winner is None else f'won by {names[winner]}'}"
 
 
-def breach_record(names: Sequence[str], offenders: Iterable[int], revokes: Sequence[Breach]) -> list[str]:
-    """A hand record's last lines: each revoke, then each seat caught breaking the deck protocol."""
+def breach_record(names: Sequence[str], offenders: Iterable[int], left: Iterable[int],
+                  revokes: Sequence[Breach]) -> list[str]:
+    """A trick-taking hand record's last lines: each revoke, then ``forfeit_record``."""
     lines = [f"Revoke: {names[revoke.seat]} did not follow suit in trick {revoke.trick + 1}" for revoke in revokes]
-    lines += [f"Forfeit: {names[seat]} was caught breaking the deck protocol"
-              for seat in sorted(set(offenders) - {revoke.seat for revoke in revokes})]
+    return lines + forfeit_record(names, set(offenders) - {revoke.seat for revoke in revokes}, left)
+
+
+def forfeit_record(names: Sequence[str], caught: Iterable[int], left: Iterable[int]) -> list[str]:
+    """A hand record's lines for the seats that lost it other than by a breach of the game's
+    rules: ``caught`` breaking the deck protocol (a proven breach), or having ``left`` the match
+    (a forfeit for absence, slowness or leaving, which proves no breach: session.md §7.3)."""
+    caught = set(caught)
+    lines = [f"Breach: {names[seat]} was caught breaking the deck protocol" for seat in sorted(caught)]
+    lines += [f"Forfeit: {names[seat]} left the match, which loses the hand but proves no breach"
+              for seat in sorted(set(left) - caught)]
     return lines
 
 

@@ -74,7 +74,8 @@ class HandSummary:
     tags: dict[str, str]  # the game's own facts about the hand, e.g. Box Whist's trumps
     scores: tuple[int, ...]  # the game's measure: tricks, box cards left
     points: tuple[int, ...]  # towards the match
-    offenders: tuple[int, ...]
+    offenders: tuple[int, ...]  # lost the hand by a proven breach (a revoke, the deck protocol)
+    left: tuple[int, ...]  # lost it by leaving the match (a forfeit or its own ABORT): no breach
 
 
 class Departure(enum.Enum):
@@ -180,7 +181,7 @@ class Verdict:
             "players": [{"name": p.name, "fingerprint": p.fingerprint} for p in table.players] if table else [],
             "hands": [
                 {"dealer": h.dealer, **h.tags, "scores": list(h.scores), "points": list(h.points),
-                 "offenders": list(h.offenders)}
+                 "offenders": list(h.offenders), "left": list(h.left)}
                 for h in self.hands
             ],
             "match": {"points": list(match.points), "winner": match.winner} if match else None,
@@ -394,7 +395,7 @@ def _verdict(session: Session, valid: bool, complete: bool = False, error: Fault
     if match is not None:
         for hand, result in zip(match.hands, match.results):
             hands.append(HandSummary(hand.dealer, hand.tags(), result.scores, result.points,
-                                     tuple(sorted(result.offenders))))
+                                     tuple(sorted(result.offenders)), tuple(sorted(result.left))))
     return Verdict(valid, complete, session, tuple(hands), session.head, error, stopped, _settlement(session), fork)
 
 

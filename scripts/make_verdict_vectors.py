@@ -60,16 +60,20 @@ CASES = (
          "session.md §2, §5: an honest 2-player Box Whist match of two hands is valid and complete; each hand's "
          "result and the match's are computed from the log (rules-boxwhist §4, §11, §12)",
          0, {"valid": True, "complete": True, "error": None, "forfeit": None, "fork": None,
-             "hands": [{"dealer": 0, "trumps": "spades", "scores": [16, 10], "points": [1, 0], "offenders": []},
-                       {"dealer": 1, "trumps": "hearts", "scores": [19, 7], "points": [1, 0], "offenders": []}],
+             "hands": [{"dealer": 0, "trumps": "spades", "scores": [16, 10], "points": [1, 0], "offenders": [],
+                        "left": []},
+                       {"dealer": 1, "trumps": "hearts", "scores": [19, 7], "points": [1, 0], "offenders": [],
+                        "left": []}],
              "match": {"points": [2, 0], "winner": 0}}),
     Case("forfeit-before-the-trump-card", verdicts.forfeit_before_the_trump_card,
          "session.md §5, §7.3 and rules-boxwhist §4, §11: a 3-player first hand forfeited after the deal, before "
          "every seat published its key for the trump card, is in progress: it is scored as it stands (no trick), "
-         "lost by the leaver, with trumps \"?\"; the two remaining seats share the most points, so nobody wins "
+         "lost by the leaver (in \"left\", not among the \"offenders\": a forfeit proves no breach), with trumps "
+         "\"?\"; the two remaining seats share the most points, so nobody wins "
          "(winner nil), and the forfeit, signed only by seats that share the result, is not witnessed",
          0, {"valid": True, "complete": True, "error": None,
-             "hands": [{"dealer": 1, "trumps": "?", "scores": [0, 0, 0], "points": [0, 0, 0], "offenders": [2]}],
+             "hands": [{"dealer": 1, "trumps": "?", "scores": [0, 0, 0], "points": [0, 0, 0], "offenders": [],
+                        "left": [2]}],
              "match": {"points": [0, 0, 0], "winner": None},
              "forfeit": {"seat": 2, "seq": 25, "how": "absent", "declared_by": 0, "signed_by": [0, 1],
                          "witnessed": False}}),
@@ -88,8 +92,11 @@ CASES = (
              "match": {"points": [1, 0], "winner": 0}}),
     Case("two-player-forfeit", verdicts.two_player_forfeit,
          "session.md §7.3: with two seats a FORFEIT is signed by the one seat that gains from it: absent, not "
-         "witnessed; the remaining seat wins the match",
+         "witnessed; the remaining seat wins the match, and the hand in progress is lost by the absent seat, which "
+         "is listed as having left it, never as an offender (a FORFEIT proves no breach)",
          0, {"valid": True, "complete": True, "error": None,
+             "hands": [{"dealer": 0, "trumps": "spades", "scores": [0, 0], "points": [1, 0], "offenders": [],
+                        "left": [1]}],
              "forfeit": {"seat": 1, "seq": 19, "how": "absent", "declared_by": 0, "signed_by": [0],
                          "witnessed": False},
              "match": {"points": [1, 0], "winner": 0}}),

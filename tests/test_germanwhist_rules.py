@@ -213,8 +213,11 @@ def test_a_hand_cut_short_by_a_forfeit_is_scored_as_it_stands_and_recorded_with_
         for played in trick.plays:
             peer.learn(played.position, played.card)
             peer.apply(PLAYS[played.position])
-    result = peer.result(frozenset({1}))
-    assert result.offenders == {1} and result.points == (1, 0) and result.scores == tuple(full.scoring_won)
+    result = peer.result(left=frozenset({1}))
+    assert result.left == {1} and not result.offenders
+    assert result.points == (1, 0) and result.scores == tuple(full.scoring_won)
     lines = GAMES["germanwhist"].text.record(peer, result, ("alice", "bob"))
-    assert lines[-1] == "Forfeit: bob was caught breaking the deck protocol"
+    assert lines[-1] == "Forfeit: bob left the match, which loses the hand but proves no breach"
+    caught = GAMES["germanwhist"].text.record(peer, peer.result(frozenset({1})), ("alice", "bob"))
+    assert caught[-1] == "Breach: bob was caught breaking the deck protocol"
     assert GAMES["germanwhist"].text.record(peer, None, ("alice", "bob"))[-1].startswith("15. ")

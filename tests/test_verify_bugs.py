@@ -94,7 +94,7 @@ def test_a_box_whist_match_ended_before_the_trump_card_was_revealed_gets_a_verdi
         verdict = judged(path)
         assert verdict.valid and verdict.settlement.seat == CAROL
         (hand,) = verdict.to_json()["hands"]
-        assert (hand["trumps"], hand["scores"], hand["offenders"]) == ("?", [0, 0, 0], [CAROL])
+        assert (hand["trumps"], hand["scores"], hand["offenders"], hand["left"]) == ("?", [0, 0, 0], [], [CAROL])
         assert '[Trumps "?"]' in scoresheet(verdict)
         assert cli.main(["show", str(path)]) == 0 and "carol" in capsys.readouterr().out
 
@@ -182,7 +182,8 @@ def test_a_file_ending_inside_its_last_message_is_judged_as_far_as_it_goes(two, 
                                f"transcript ends at message {len(log) - 1}, waiting for bob (seat 1) to send play")
     assert cli.main(["verify", str(path)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("valid, unfinished") and out[1].startswith(f"unfinished: the file ends inside message {len(log)}")
+    assert out[0].startswith("valid, unfinished")
+    assert out[1].startswith(f"unfinished: the file ends inside message {len(log)}")
 
 
 @pytest.mark.parametrize("content", [b"", b"garbage", MAGIC[:5]])

@@ -82,13 +82,22 @@ class HandResult:
 
     ``scores`` is the game's per-seat measure of the hand (tricks in Box Whist, box cards left
     in Box); ``offenders`` are seats that lost the hand by a proven breach (a revoke, or a
-    cheat the session proved); ``points`` are what each seat earns towards the match, as the
-    game's rules say (Box Whist: 1 to the hand's winner; Box: 1 to each seat that did not lose).
+    cheat the session proved); ``left`` are seats that lost it by leaving the match (a FORFEIT
+    for absence or slowness, or their own ABORT), which proves no breach: the hand is scored
+    as for an offender, but no screen or record may call it one (session.md §7.3);
+    ``points`` are what each seat earns towards the match, as the game's rules say (Box Whist:
+    1 to the hand's winner; Box: 1 to each seat that did not lose).
     """
 
     scores: tuple[int, ...]
     offenders: frozenset[int]
     points: tuple[int, ...]
+    left: frozenset[int] = frozenset()
+
+    @property
+    def losers(self) -> frozenset[int]:
+        """The seats that may not win the hand, whatever their score: by a breach or by leaving."""
+        return self.offenders | self.left
 
 
 def best_score(scores: Sequence[int], excluded: frozenset[int] = frozenset()) -> int | None:
@@ -151,9 +160,10 @@ class HandState(Protocol):
 
     def learn(self, position: int, card: Card) -> None: ...
 
-    # The hand's result once it is over; before that only with ``offenders`` (a forfeit: the
-    # hand is scored as it stands, the offenders losing it).
-    def result(self, offenders: frozenset[int] = frozenset()) -> HandResult: ...
+    # The hand's result once it is over; before that only with ``left`` (a forfeit: the hand is
+    # scored as it stands, the seat that left losing it) or ``offenders`` (a breach the deck
+    # audit proved). Both lose the hand alike; the result keeps them apart (``HandResult``).
+    def result(self, offenders: frozenset[int] = frozenset(), left: frozenset[int] = frozenset()) -> HandResult: ...
 
     def tags(self) -> dict[str, str]: ...  # the game's own facts about the hand, for records
 

@@ -97,7 +97,7 @@ class Match:
         """``seat`` leaves the match and loses it: a hand in progress is scored as it stands,
         lost by ``seat``, and the match goes to the seat with the most points among the rest."""
         if len(self.results) < len(self.hands):
-            self.results.append(self.hands[-1].result(frozenset({seat})))
+            self.results.append(self.hands[-1].result(left=frozenset({seat})))
         self.forfeited = seat
 
     @property

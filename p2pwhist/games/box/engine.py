@@ -559,35 +559,37 @@ class BoxHand:
 
     # -- the outcome ---------------------------------------------------------------------
 
-    def result(self, offenders: frozenset[int] = frozenset()) -> HandResult:
+    def result(self, offenders: frozenset[int] = frozenset(), left: frozenset[int] = frozenset()) -> HandResult:
         """Rule 11. ``scores`` are the box cards left; ``points`` the match points.
 
         A proven offender (a breach on honour found here, or a cheat the session proved)
         loses: under the seed rules every offender scores 0 and every other seat 1, whoever
         emptied a box; under pagat's, the point goes to the seat that lasted longest among
         those that did not offend. If every seat offended, nobody scores. A game cut short by
-        a forfeit (``offenders`` the seat that left) is scored as it stands: under pagat's, of
-        the seats still in, the one with the most box cards left has lasted longest."""
-        if not self.is_over and not offenders:
+        a forfeit (``left`` the seat that left, which loses as an offender does) is scored as it
+        stands: under pagat's, of the seats still in, the one with the most box cards left has
+        lasted longest."""
+        if not self.is_over and not (offenders or left):
             raise EngineMisuse("the game is not over")
         offenders = frozenset(offenders) | {v.seat for v in self.violations}
+        losers = offenders | left
         scores = tuple(len(self.box(s)) for s in range(self.players))
         if self.variant is Variant.SEED:
-            losers = offenders or {self.loser}
-            points = tuple(0 if s in losers else 1 for s in range(self.players))
+            beaten = losers or {self.loser}
+            points = tuple(0 if s in beaten else 1 for s in range(self.players))
         else:
             # Lasting longest: in beats out, more box cards beat fewer, a later out an earlier
             # one. A tie at the top goes to nobody: a rule by seat number would hand the host
             # every tied game that a forfeit cuts short (rules-box.md §11).
-            still_in = [s for s in self.active if s not in offenders]
+            still_in = [s for s in self.active if s not in losers]
             if still_in:
                 most = max(scores[s] for s in still_in)
                 leaders = [s for s in still_in if scores[s] == most]
                 champion = leaders[0] if len(leaders) == 1 else None
             else:
-                champion = next((s for s in self.out[::-1] if s not in offenders), None)
+                champion = next((s for s in self.out[::-1] if s not in losers), None)
             points = tuple(int(s == champion) for s in range(self.players))
-        return HandResult(scores, offenders, points)
+        return HandResult(scores, offenders, points, frozenset(left))
 
     def tags(self) -> dict[str, str]:
         return {"variant": self.variant.value}

@@ -29,7 +29,7 @@ from p2pwhist.games.box.engine import (
     RoundRecord,
     Variant,
 )
-from p2pwhist.text import LABEL, YOU, Style, plural, refusal_line, row, says, tally
+from p2pwhist.text import LABEL, YOU, Style, forfeit_record, left_line, plural, refusal_line, row, says, tally
 
 WIDTH = 80  # the terminal the screens are laid out for
 _BREAK = re.compile(r"(?<=[,.;:]) ")  # where a long line may break
@@ -146,8 +146,8 @@ def _lays(lays: Sequence[Lay], names: Sequence[str], style: Style, restocks: Seq
         text = f"{names[lay.seat]} {style.card(lay.card)}"
         if lay.from_box:
             restock = after.get(lay.position)
-            put = "" if restock is None else f"; {_verb(names[lay.seat], 'puts')} {style.card(restock.card)} into box " \
-                                             f"{restock.slot}"
+            put = "" if restock is None else \
+                f"; {_verb(names[lay.seat], 'puts')} {style.card(restock.card)} into box {restock.slot}"
             text += f" (box{put})"
         parts.append(text)
     return ", ".join(parts)
@@ -382,20 +382,22 @@ class BoxText:
         else:
             if hand.out:
                 lines.append(f"Out, in order: {', '.join(names[seat] for seat in hand.out)}.")
-            if hand.winner is not None and hand.winner in result.offenders:
+            if hand.winner is not None and hand.winner in result.losers:
                 lines.append(f"{says(names[hand.winner], 'keeps')} box cards longest.")
         for seat in sorted(result.offenders):
             breaches = [f"{BREACHES.get(v.rule, v.rule.value)} (round {v.round + 1})"
                         for v in hand.violations if v.seat == seat]
             lines.append(f"{names[seat]} broke the rules{': ' + '; '.join(breaches) if breaches else ''}, "
                          f"and so {_subject(names[seat], 'loses')}.")
+        lines += [left_line(names[seat]) for seat in sorted(result.left - result.offenders)]
         scorers = [names[seat] for seat, point in enumerate(result.points) if point]
         if not scorers:
             lines.append("Nobody scores.")
         elif hand.variant is Variant.PAGAT:
             scorer = scorers[0]
             if hand.winner is not None and names[hand.winner] == scorer:
-                lines.append(style.bold(f"{says(scorer, 'keeps')} box cards longest and {_verb(scorer, 'wins')} the point."))
+                lines.append(style.bold(f"{says(scorer, 'keeps')} box cards longest and "
+                                        f"{_verb(scorer, 'wins')} the point."))
             else:
                 lines.append(style.bold(f"{says(scorer, 'wins')} the point."))
         else:
@@ -497,7 +499,5 @@ class BoxText:
         for v in hand.violations:
             lines.append(f"Breach: {names[v.seat]} {BREACHES.get(v.rule, v.rule.value)} in round {v.round + 1} "
                          f"({cards[v.position]})")
-        for seat in sorted(result.offenders - {v.seat for v in hand.violations}):
-            lines.append(f"Forfeit: {names[seat]} was caught breaking the deck protocol")
-        return lines
+        return lines + forfeit_record(names, result.offenders - {v.seat for v in hand.violations}, result.left)
 

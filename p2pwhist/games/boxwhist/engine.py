@@ -160,7 +160,8 @@ class BoxWhist:
         if not isinstance(obj, dict) or set(obj) != {"game", "players", "trumps"} or obj["game"] != BoxWhist.name:
             raise ConfigError(f"not a Box Whist configuration: {describe(obj)}")
         trumps = obj["trumps"]
-        if not isinstance(trumps, list) or len(trumps) > 5 or any(type(t) is not int or not 0 <= t <= 4 for t in trumps):
+        if not isinstance(trumps, list) or len(trumps) > 5 \
+                or any(type(t) is not int or not 0 <= t <= 4 for t in trumps):
             raise ConfigError(f"bad trump sequence: {describe(trumps)}")
         return BoxWhist(obj["players"], tuple(None if t == 4 else Suit(t) for t in trumps))
 
@@ -422,14 +423,16 @@ class BoxWhistHand:
 
     # -- the outcome ---------------------------------------------------------------------
 
-    def result(self, offenders: frozenset[int] = frozenset()) -> HandResult:
+    def result(self, offenders: frozenset[int] = frozenset(), left: frozenset[int] = frozenset()) -> HandResult:
         """Rule 11: most tricks wins; a proven offender loses; equal most is a draw. A hand
-        cut short by a forfeit (``offenders`` the seat that left) is scored as it stands."""
-        if not self.is_over and not offenders:
+        cut short by a forfeit (``left`` the seat that left) is scored as it stands, and the
+        seat that left loses it as an offender would."""
+        if not self.is_over and not (offenders or left):
             raise EngineMisuse("the hand is not over")
         offenders = frozenset(offenders) | {r.seat for r in self.revokes}
-        winner = best_score(self.tricks_won, offenders)
-        return HandResult(tuple(self.tricks_won), offenders, tuple(int(seat == winner) for seat in range(self.players)))
+        winner = best_score(self.tricks_won, offenders | left)
+        return HandResult(tuple(self.tricks_won), offenders,
+                          tuple(int(seat == winner) for seat in range(self.players)), frozenset(left))
 
     def __repr__(self) -> str:
         return f"<BoxWhistHand players={self.players} dealer={self.dealer} tricks={len(self.tricks)} turn={self.turn}>"

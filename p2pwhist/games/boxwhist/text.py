@@ -186,14 +186,15 @@ class BoxWhistText:
 
     def finished_lines(self, view: BoxWhistView, start: int, names: Sequence[str], style: Style) -> list[str]:
         tricks = view.tricks
-        return [trick_result(number + 1, tricks[number], names, style, view.card) for number in range(start, len(tricks))]
+        return [trick_result(number + 1, tricks[number], names, style, view.card)
+                for number in range(start, len(tricks))]
 
     def hand_result(self, hand: BoxWhistHand, result: HandResult, names: Sequence[str], style: Style,
                     hand_no: int | None = None) -> str:
         """Tricks per seat, the seats that lost by a breach, and who won (or that it is drawn)."""
         head = f"Hand {hand_no} over" if hand_no else "Hand over"
         lines = [style.bold(f"== {head}. Tricks: {tally(names, result.scores)} ==")]
-        lines += hand_over_lines(names, result.offenders, hand.revokes, point_winner(result.points), style)
+        lines += hand_over_lines(names, result.offenders, result.left, hand.revokes, point_winner(result.points), style)
         return "\n".join(lines)
 
     def result_line(self, result: HandResult, names: Sequence[str]) -> str:
@@ -266,11 +267,12 @@ class BoxWhistText:
             plays = ", ".join(f"{names[p.seat]} {p.card}{' (box)' if p.from_box else ''}" for p in trick.plays)
             line = f"{number:2}. {plays}; {names[trick.winner]} wins"
             if trick.draws:
-                line += "; takes " + ", ".join(f"{names[d.seat]} {format_cards([cards[d.position]])}" for d in trick.draws)
+                line += "; takes " + ", ".join(f"{names[d.seat]} {format_cards([cards[d.position]])}"
+                                               for d in trick.draws)
             lines.append(line)
         if result is None:  # cut short, with no result: the record so far
             return lines
         winner = point_winner(result.points)
         lines.append(f"Result: {tally(names, result.scores)}; {'drawn' if winner is None else f'{names[winner]} wins'}")
-        return lines + breach_record(names, result.offenders, hand.revokes)
+        return lines + breach_record(names, result.offenders, result.left, hand.revokes)
 

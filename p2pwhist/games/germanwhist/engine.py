@@ -355,15 +355,16 @@ class GermanWhistHand:
         """Rule 9: the tricks that count, per seat, under the game's scoring."""
         return tuple(self.scoring_won if self.variant is Scoring.LAST13 else self.tricks_won)
 
-    def result(self, offenders: frozenset[int] = frozenset()) -> HandResult:
+    def result(self, offenders: frozenset[int] = frozenset(), left: frozenset[int] = frozenset()) -> HandResult:
         """Rule 9: most counting tricks wins; a proven offender loses (rule 10); equal is a
-        draw. A hand cut short by a forfeit is scored as it stands."""
-        if not self.is_over and not offenders:
+        draw. A hand cut short by a forfeit is scored as it stands, lost by the seat that
+        left (``left``) as by an offender."""
+        if not self.is_over and not (offenders or left):
             raise EngineMisuse("the hand is not over")
         offenders = frozenset(offenders) | {r.seat for r in self.revokes}
         scores = self.scores
-        winner = best_score(scores, offenders)
-        return HandResult(scores, offenders, tuple(int(seat == winner) for seat in range(PLAYERS)))
+        winner = best_score(scores, offenders | left)
+        return HandResult(scores, offenders, tuple(int(seat == winner) for seat in range(PLAYERS)), frozenset(left))
 
     def tags(self) -> dict[str, str]:
         if self.cards[TRUMP_CARD] is None:

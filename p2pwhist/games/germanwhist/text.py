@@ -170,7 +170,7 @@ class GermanWhistText:
                     hand_no: int | None = None) -> str:
         head = f"Hand {hand_no} over" if hand_no else "Hand over"
         lines = [style.bold(f"== {head}. {_counting(hand.variant).capitalize()}: {tally(names, result.scores)} ==")]
-        lines += hand_over_lines(names, result.offenders, hand.revokes, point_winner(result.points), style)
+        lines += hand_over_lines(names, result.offenders, result.left, hand.revokes, point_winner(result.points), style)
         return "\n".join(lines)
 
     def result_line(self, result: HandResult, names: Sequence[str]) -> str:
@@ -233,4 +233,4 @@ class GermanWhistText:
         winner = point_winner(result.points)
         lines.append(f"Result: {_counting(hand.variant)} {tally(names, result.scores)}; "
                      f"{'drawn' if winner is None else f'{names[winner]} wins'}")
-        return lines + breach_record(names, result.offenders, hand.revokes)
+        return lines + breach_record(names, result.offenders, result.left, hand.revokes)
