@@ -206,6 +206,9 @@ def verify(messages: Iterable[SignedMessage]) -> Verdict:
     # A START that cannot be read, or is no valid START, holds no key to blame anyone by.
     try:
         start = next(stream, None)
+    except TornTranscript as error:  # the complete prefix holds no message: nothing to judge
+        return Verdict(False, False, None, (), b"", Fault(0, None, None, None, "the transcript is empty: the file "
+                                                          f"ends inside message 0 ({error.stray} stray bytes)"))
     except WireError as error:
         _raise_unless_a_message(error)
         return Verdict(False, False, None, (), b"", Fault(0, None, None, None, _reason(error)))
