@@ -25,9 +25,9 @@ from pathlib import Path
 from p2pwhist.games.base import ConfigError, GameEntry
 from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.registry import GAMES, options_offered
-from p2pwhist.home import HomeError, secrets_path, unfinished_games
+from p2pwhist.home import HomeError, home_dir, secrets_path, unfinished_games
 from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT, MAX_LIMIT, MIN_MOVE, MIN_WAIT
-from p2pwhist.text import match_line
+from p2pwhist.text import match_line, plural
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui.scoresheet import scoresheet
 from p2pwhist.verify import Verdict, first_partings, unreadable, verify
@@ -70,6 +70,12 @@ and need not trust each other:
 Set P2PWHIST_HOME to keep identity, known peers and saved games somewhere else
 (default ~/.local/share/p2pwhist), e.g. to run several peers on one machine.
 """
+
+
+def _in_home(name: str) -> str:
+    """Where ``name`` is under this user's state directory, as a help text prints it: the real
+    path, which ``$P2PWHIST_HOME`` may move ("%" doubled: argparse formats help text)."""
+    return str(home_dir() / name).replace("%", "%%")
 
 
 def _positive_int(text: str) -> int:
@@ -130,8 +136,8 @@ def _peer_arguments(parser: argparse.ArgumentParser) -> None:
     _level_argument(parser)
     parser.add_argument("--name", help="your name at the table (default: your login name)")
     parser.add_argument("--transcript", type=Path, help="where to write the game's transcript "
-                        "(default: a new file under $P2PWHIST_HOME/games)")
-    parser.add_argument("--identity", type=Path, help="your key file (default: $P2PWHIST_HOME/identity.pem, "
+                        f"(default: a new file under {_in_home('games')})")
+    parser.add_argument("--identity", type=Path, help=f"your key file (default: {_in_home('identity.pem')}, "
                         "created on first use)")
     _plain_argument(parser)
 
@@ -256,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  "command that started it again. The same command run again does the same. The "
                                  "others keep the table open for --wait seconds (default 300).")
     resume.add_argument("path", type=Path, nargs="?", metavar="FILE",
-                        help="the game's transcript (default: the newest unfinished game in $P2PWHIST_HOME/games)")
+                        help=f"the game's transcript (default: the newest unfinished game in {_in_home('games')})")
 
     rules = commands.add_parser("rules", help="how to play a game",
                                 description="Print a game's rules, written for players. Without GAME, list "
@@ -423,7 +429,7 @@ def _verdict_lines(verdict: Verdict) -> list[str]:
     table = session.table
     players = ", ".join(f"{p.name} ({p.fingerprint})" for p in table.players)
     state = "complete" if verdict.complete else "unfinished"
-    lines = [f"valid, {state}: {table.game.name}, {len(verdict.hands)} hands, players {players}"]
+    lines = [f"valid, {state}: {table.game.name}, {plural(len(verdict.hands), 'hand')}, players {players}"]
     names = [p.name for p in table.players]
     settlement, outcome = verdict.settlement, session.outcome
     if settlement is not None and outcome is not None:

@@ -73,6 +73,16 @@ def says(name: str, verb: str) -> str:
     return f"{name} {verb.removesuffix('s') if name == YOU else verb}"
 
 
+def mentioned(name: str) -> str:
+    """A name within a sentence, after its start: "you" for "You"."""
+    return "you" if name == YOU else name
+
+
+def says_within(name: str, verb: str) -> str:
+    """``says`` within a sentence, after its start: "you lose", "West loses"."""
+    return f"{mentioned(name)} {says(name, verb).removeprefix(name + ' ')}"
+
+
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
@@ -128,7 +138,7 @@ def left_line(name: str) -> str:
 
 def tricks_line(names: Sequence[str], scores: Sequence[int], winner: int | None) -> str:
     """A trick-taking hand's result in one line: "tricks alice 7, bob 6; won by alice"."""
-    return f"tricks {tally(names, scores)}; {'drawn' if winner is None else f'won by {names[winner]}'}"
+    return f"tricks {tally(names, scores)}; {'drawn' if winner is None else f'won by {mentioned(names[winner])}'}"
 
 
 def breach_record(names: Sequence[str], offenders: Iterable[int], left: Iterable[int],
@@ -161,13 +171,13 @@ def cards_by_suit(cards: Iterable[Card], style: Style) -> str:
 
 
 def match_line(names: Sequence[str], points: Sequence[int], winner: int | None, left: int | None = None) -> str:
-    """The match's result in one line: "Points: alice 2, bob 1; alice wins the match", or with
+    """The match's result in one line: "Final points: alice 2, bob 1; alice wins the match", or with
     ``left`` the seat that left it: "...; bob left and forfeits, so alice wins the match". The
     leaver never shares a result, so a match it left is never drawn: where the others share
     the most, "...; bob left and forfeits, so nobody wins: alice and carol share the most"
     (session.md §7.3)."""
     if winner is not None:
-        verdict = f"{says(names[winner], 'wins')} the match"
+        verdict = f"{says_within(names[winner], 'wins')} the match"
     elif left is None:
         verdict = "a drawn match"
     else:
@@ -176,7 +186,8 @@ def match_line(names: Sequence[str], points: Sequence[int], winner: int | None, 
         verdict = f"nobody wins: {listed([names[seat] for seat in remaining if points[seat] == most])} share the most"
     if left is not None:
         verdict = f"{names[left]} left and forfeits, so {verdict}"
-    return f"Points: {tally(names, points)}; {verdict}"
+    # "Final": a hand's popup already shows the points so far as "Points:".
+    return f"Final points: {tally(names, points)}; {verdict}"
 
 
 def match_table(names: Sequence[str], per_hand: Sequence[Sequence[int]], points: Sequence[int],

@@ -18,6 +18,7 @@ from test_cheats import CHEATER, assert_caught, cheat_once, play_table, signed
 from p2pwhist.bodies import CardPlay
 from p2pwhist.games.box.engine import Box
 from p2pwhist.signed import Kind
+from p2pwhist.text import plural
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import verify
 
@@ -46,7 +47,7 @@ def assert_agreed(match: Match, players: int, hands: int, variant: str) -> None:
     """Every peer printed the same result and wrote the same bytes; verify accepts them."""
     done = match.done
     assert match.verified.code == 0, match.verified.out + match.verified.err
-    assert match.verified.out.startswith(f"valid, complete: box, {hands} hands, players "), match.verified.out
+    assert match.verified.out.startswith(f"valid, complete: box, {plural(hands, 'hand')}, players "), match.verified.out
     (result,) = {d.result_line() for d in done}  # the one "Match over." line, alike on every peer
     assert result.removeprefix("Match over. ").removesuffix(".") in match.verified.out
     assert all(f"Transcript: {path}" in d.out for d, path in zip(done, match.transcripts))

@@ -62,7 +62,7 @@ def test_the_table_shows_the_card_to_beat_the_round_the_counts_and_the_hand():
     play(hand, "KS", "9H", "box 1", "3S")
     assert TEXT.table(hand.view(0), names(4, 0), PLAIN, 1, [1, 0, 2, 1]) == """\
 -- Hand 1, Round 1 --
-To beat:    3♠ (laid by East): lay a 3 or lower, else take a box card
+To follow:  3♠ (laid by East): lay a 3 or lower, else take a box card
 Laid:       You K♠, West 9♥, North 5♣ (box), East 3♠
 West:       3 cards in hand, 4 box cards
 North:      4 cards in hand, 3 box cards
@@ -80,9 +80,9 @@ def test_the_opener_is_told_to_lay_the_highest_card():
     hand = deal(4, **FOUR)
     view = hand.view(0)
     table = TEXT.table(view, names(4, 0), PLAIN)
-    assert "To beat:    you open: lay your highest card" in table and "Points" not in table
+    assert "To follow:  you open: lay your highest card" in table and "Points" not in table
     assert "Your hand:  K♠ 9♣ 4♦ 2♥" in table  # by rank, high to low: suits do not matter
-    assert "To beat:    East opens with the highest card of the hand" in TEXT.table(hand.view(1), names(4, 1), PLAIN)
+    assert "To follow:  East opens with the highest card of the hand" in TEXT.table(hand.view(1), names(4, 1), PLAIN)
     assert TEXT.legal(view, PLAIN) == "You may lay: K♠ (you open with your highest card)"
     assert TEXT.header(view, names(4, 0), PLAIN, 3) == "== Hand 3: East deals, You open; an empty box loses =="
     assert "the last box left wins" in TEXT.header(deal(4, "pagat").view(0), names(4, 0), PLAIN, 1)
@@ -168,7 +168,8 @@ def test_the_hand_result_says_who_lost_or_won_the_breaches_and_the_points():
     text = TEXT.hand_result(breach, result, names(2, 1), PLAIN)
     assert "North broke the rules: did not lead the highest card (round 1), and so North loses." in text
     assert text.endswith("A point each: You.")
-    assert "Breach: alice did not lead the highest card in round 1 (5♥)" in TEXT.record(breach, result, ["alice", "bob"])
+    record = TEXT.record(breach, result, ["alice", "bob"])
+    assert "Breach: alice did not lead the highest card in round 1 (5♥)" in record
 
 
 def test_pagat_the_result_names_the_last_with_box_cards():

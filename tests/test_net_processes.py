@@ -56,7 +56,8 @@ def test_play_watch_runs_bots_as_networked_peers_named_by_kind_and_seat(tmp_path
                            "--game", "box", "--plain").finish()
     assert done.code == 0, done.err
     assert "Traceback" not in done.err
-    assert re.search(r"^Match over\. Points: random-0 \d, random-1 \d, random-2 \d, random-3 \d;", done.out, re.MULTILINE)
+    assert re.search(r"^Match over\. Final points: random-0 \d, random-1 \d, random-2 \d, random-3 \d;", done.out,
+                     re.MULTILINE)
 
 
 # -- the operating system's words ----------------------------------------------------------------

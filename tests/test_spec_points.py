@@ -116,6 +116,6 @@ def test_a_match_a_seat_left_is_never_drawn():
     most, nobody wins."""
     names = ["alice", "bob", "carol"]
     assert match_line(names, (1, 2, 1), None, left=1) == \
-        "Points: alice 1, bob 2, carol 1; bob left and forfeits, so nobody wins: alice and carol share the most"
+        "Final points: alice 1, bob 2, carol 1; bob left and forfeits, so nobody wins: alice and carol share the most"
     assert match_line(names, (2, 0, 1), 0, left=1).endswith("bob left and forfeits, so alice wins the match")
     assert match_line(names, (1, 0, 1), None).endswith("; a drawn match")  # nobody left: a draw

@@ -357,11 +357,11 @@ def test_match_result_is_a_final_table() -> None:
         "Hand      You  North",
         "1           1      0",
         "2           0      1",
-        "Points: You 1, North 1; a drawn match.",
+        "Final points: You 1, North 1; a drawn match.",
     ]
     match.results.append(HandResult((10, 16), frozenset(), (0, 1)))
     player.match_over(match)
-    assert output.getvalue().endswith("Points: You 1, North 2; North wins the match.\n")
+    assert output.getvalue().endswith("Final points: You 1, North 2; North wins the match.\n")
 
 
 # -- the spectator --------------------------------------------------------------------------
@@ -415,7 +415,8 @@ def test_watch_from_the_command_line(extra: list[str]) -> None:
 
 def test_watch_on_an_ascii_terminal() -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONIOENCODING="ascii")
-    args = [sys.executable, "-m", "p2pwhist", "play", "--local", "--watch", "--hands", "1", "--seed", "2", "--bot", "random"]
+    args = [sys.executable, "-m", "p2pwhist", "play", "--local", "--watch", "--hands", "1", "--seed", "2",
+            "--bot", "random"]
     run = subprocess.run(args, capture_output=True, env=env, cwd=REPO, timeout=60)
     assert run.returncode == 0, run.stderr.decode(errors="replace")
     out = run.stdout.decode("ascii")

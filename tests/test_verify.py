@@ -29,7 +29,8 @@ def write(path, messages):
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "p2pwhist", *map(str, args)], capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "p2pwhist", *map(str, args)], capture_output=True, text=True,
+                          timeout=60)
 
 
 def test_a_complete_honest_game_is_valid_and_summarised(game, tmp_path):
@@ -84,6 +85,6 @@ def test_show_prints_tags_every_trick_and_the_match_table(game, tmp_path):
     text = out.stdout
     assert text.count('[Game "boxwhist"]') == 2 and '[Dealer "' in text and '[Trumps "' in text
     assert text.count("\n17. ") == 2  # 17 tricks a hand with 3 players
-    assert "Points: seat0 " in text
+    assert "Final points: seat0 " in text
     hand_cards = [line for line in text.splitlines() if line.startswith("seat0: ")]
     assert len(hand_cards) == 2 and "| box " in hand_cards[0]

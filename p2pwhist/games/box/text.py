@@ -29,7 +29,20 @@ from p2pwhist.games.box.engine import (
     RoundRecord,
     Variant,
 )
-from p2pwhist.text import LABEL, YOU, Style, forfeit_record, left_line, plural, refusal_line, row, says, tally
+from p2pwhist.text import (
+    LABEL,
+    YOU,
+    Style,
+    forfeit_record,
+    left_line,
+    mentioned,
+    plural,
+    refusal_line,
+    row,
+    says,
+    says_within,
+    tally,
+)
 
 WIDTH = 80  # the terminal the screens are laid out for
 _BREAK = re.compile(r"(?<=[,.;:]) ")  # where a long line may break
@@ -123,16 +136,6 @@ def _verb(name: str, verb: str) -> str:
     return says(name, verb)[len(name) + 1:]
 
 
-def _object(name: str) -> str:
-    """A name within a sentence: "you" for "You"."""
-    return "you" if name == YOU else name
-
-
-def _subject(name: str, verb: str) -> str:
-    """``says`` within a sentence: "you lose", "West loses"."""
-    return f"{_object(name)} {_verb(name, verb)}"
-
-
 def _possessive(name: str) -> str:
     return "your" if name == YOU else f"{name}'s"
 
@@ -213,9 +216,9 @@ class _Teller:
         for seat in _emptied(rounds, number, len(names)):
             box = f"{_possessive(names[seat]).capitalize()} box is empty"
             if self.variant is Variant.SEED:
-                parts.append(f"{box}, so {_subject(names[seat], 'loses')} the game.")
+                parts.append(f"{box}, so {says_within(names[seat], 'loses')} the game.")
             else:
-                parts.append(f"{box}: {_subject(names[seat], 'drops')} out.")
+                parts.append(f"{box}: {says_within(names[seat], 'drops')} out.")
         if over and number == len(rounds):
             parts.append("The game is over.")
         elif record.too_high is not None:
@@ -282,8 +285,8 @@ def _verdict(result: HandResult, names: Sequence[str]) -> str:
     if not scorers:
         return "nobody scores"
     if len(scorers) == 1:
-        return f"won by {names[scorers[0]]}"
-    return "lost by " + ", ".join(names[seat] for seat, point in enumerate(result.points) if not point)
+        return f"won by {mentioned(names[scorers[0]])}"
+    return "lost by " + ", ".join(mentioned(names[seat]) for seat, point in enumerate(result.points) if not point)
 
 
 class BoxText:
@@ -310,12 +313,12 @@ class BoxText:
             if to_beat is None:
                 opens = "you open: lay your highest card" if view.turn == me else \
                     f"{says(names[view.opener], 'opens')} with the highest card of the hand"
-                lines.append(_row("To beat", opens))
+                lines.append(_row("To follow", opens))
             else:
-                laid_by = _object(names[view.round[-1].seat])
+                laid_by = mentioned(names[view.round[-1].seat])
                 rank = f"{'an' if to_beat.rank in (Rank.ACE, Rank.EIGHT) else 'a'} {to_beat.rank.label}"
-                lines.append(_row("To beat", f"{style.card(to_beat)} (laid by {laid_by}): "
-                                             f"lay {rank} or lower, else take a box card"))
+                lines.append(_row("To follow", f"{style.card(to_beat)} (laid by {laid_by}): "
+                                               f"lay {rank} or lower, else take a box card"))
             lines.append(_row("Laid", _lays(view.round, names, style) if view.round else "nothing yet this round"))
         for seat in ((me + k) % n for k in range(1, n)):
             lines.append(_row(names[seat], _other(view, seat, style)))
@@ -388,7 +391,7 @@ class BoxText:
             breaches = [f"{BREACHES.get(v.rule, v.rule.value)} (round {v.round + 1})"
                         for v in hand.violations if v.seat == seat]
             lines.append(f"{names[seat]} broke the rules{': ' + '; '.join(breaches) if breaches else ''}, "
-                         f"and so {_subject(names[seat], 'loses')}.")
+                         f"and so {says_within(names[seat], 'loses')}.")
         lines += [left_line(names[seat]) for seat in sorted(result.left - result.offenders)]
         scorers = [names[seat] for seat, point in enumerate(result.points) if point]
         if not scorers:

@@ -575,9 +575,10 @@ class BoxWhistView:
         raise CardError(f"{card} is not in your hand or open box")
 
     def describe_move(self, move: Play) -> str:
-        """How this seat types ``move``: its card, or ``box N`` for a box card it cannot see."""
+        """How this seat types ``move``: its card as the table shows it (``Q♠``, which a
+        ``Style`` without symbols prints as ``QS``), or ``box N`` for a box card it cannot see."""
         card = self.card(move.position)
         if card is not None:
-            return card.ascii
+            return str(card)
         slot = next((slot for slot, p, _ in self.box if p == move.position), None)
         return f"box {slot}" if slot is not None else f"position {move.position}"

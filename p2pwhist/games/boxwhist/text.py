@@ -31,6 +31,7 @@ from p2pwhist.text import (
     refusal_line,
     row,
     says,
+    says_within,
     tally,
     tricks_line,
 )
@@ -81,7 +82,7 @@ def trick_plays(plays: Sequence[TrickPlay], names: Sequence[str], style: Style) 
 
 
 def trick_outcome(trick: TrickResult, names: Sequence[str], style: Style, card_at: CardAt) -> str:
-    """"North wins; North takes 7♦, You draw 2♣." The first draw is the exposed card (rule 9)."""
+    """"North wins; North takes 7♦, you draw 2♣." The first draw is the exposed card (rule 9)."""
 
     def drawn(position: int) -> str:
         card = card_at(position)
@@ -90,8 +91,8 @@ def trick_outcome(trick: TrickResult, names: Sequence[str], style: Style, card_a
     text = f"{style.bold(says(names[trick.winner], 'wins'))}"
     if trick.draws:
         first, *rest = trick.draws
-        draws = [f"{says(names[first.seat], 'takes')} {drawn(first.position)}"]
-        draws += [f"{says(names[draw.seat], 'draws')} {drawn(draw.position)}" for draw in rest]
+        draws = [f"{says_within(names[first.seat], 'takes')} {drawn(first.position)}"]
+        draws += [f"{says_within(names[draw.seat], 'draws')} {drawn(draw.position)}" for draw in rest]
         text += "; " + ", ".join(draws)
     return text + "."
 

@@ -474,5 +474,6 @@ class GermanWhistView:
         raise CardError(f"{card} is not in your hand")
 
     def describe_move(self, move: Play) -> str:
+        """Its card as the table shows it (``Q♠``, which a ``Style`` without symbols prints as ``QS``)."""
         card = self.card(move.position)
-        return card.ascii if card is not None else f"position {move.position}"
+        return str(card) if card is not None else f"position {move.position}"

@@ -35,6 +35,7 @@ from p2pwhist.text import (
     refusal_line,
     row,
     says,
+    says_within,
     tally,
     tricks_line,
 )
@@ -81,7 +82,7 @@ def trick_plays(plays: Sequence[TrickPlay], names: Sequence[str], style: Style) 
 
 
 def trick_outcome(trick: TrickResult, names: Sequence[str], style: Style, card_at: CardAt) -> str:
-    """"North wins and takes 7♦; You draw a card face down." The loser's draw is named only to
+    """"North wins and takes 7♦; you draw a card face down." The loser's draw is named only to
     a reader who may see it (rule 7)."""
     text = style.bold(says(names[trick.winner], "wins"))
     if trick.won is None:
@@ -90,7 +91,8 @@ def trick_outcome(trick: TrickResult, names: Sequence[str], style: Style, card_a
     loser = names[1 - trick.winner]
     took = "a card not yet revealed" if won is None else style.card(won)
     draw = "a card face down" if drawn is None else style.card(drawn)
-    return f"{text} and {'take' if names[trick.winner] == YOU else 'takes'} {took}; {says(loser, 'draws')} {draw}."
+    takes = "take" if names[trick.winner] == YOU else "takes"
+    return f"{text} and {takes} {took}; {says_within(loser, 'draws')} {draw}."
 
 
 def trick_result(number: int, trick: TrickResult, names: Sequence[str], style: Style, card_at: CardAt) -> str:
