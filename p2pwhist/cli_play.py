@@ -42,7 +42,7 @@ from p2pwhist.net import (
 )
 from p2pwhist.reach.lan import HEAR_SECONDS, Heard, NoTable, hear_tables
 from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent
-from p2pwhist.text import YOU, match_line
+from p2pwhist.text import YOU, check_line, match_line, match_summary
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import TerminalPlayer, Watcher
 from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
@@ -124,14 +124,17 @@ class _Display:
         return trio.run(self.full.run, main, *args) if self.full is not None else trio.run(main, *args)
 
     def finish(self, record: GameRecord) -> None:
+        """The match's end, after the table (line or full-screen) is gone: hand by hand, who
+        left and why, the result, and how to check the transcript."""
         names = [p.name for p in record.table.players]
         outcome = record.outcome
         assert outcome is not None
         left = outcome.forfeited
+        print("\n".join(match_summary(names, outcome.hands, game_entry(record.table.game).text.result_line)))
         if left is not None:
             print(f"{names[left.seat]} left the match: {left.reason}.")
         print(f"Match over. {match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
-        print(f"Transcript: {record.transcript}")
+        print(check_line(record.transcript), flush=True)
 
 
 def _asker(bot: str | None):

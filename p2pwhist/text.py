@@ -9,9 +9,11 @@ letters, every string is ASCII, so any terminal encoding can print it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+import shlex
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from typing import Protocol, TypeVar
 
 from p2pwhist.cards import Card, Suit, sort_for_display
 
@@ -199,3 +201,40 @@ def match_table(names: Sequence[str], per_hand: Sequence[Sequence[int]], points:
         lines.append(f"{number:<6}" + "".join(f"{p:>{width}}" for p in hand))
     lines.append(match_line(names, points, winner, left) + ".")
     return lines
+
+
+class Lost(Protocol):
+    """A hand's result as far as the match summary reads it (``HandResult``): the seats that
+    lost it by a proven breach, and those that lost it by leaving the match."""
+
+    @property
+    def offenders(self) -> frozenset[int]: ...
+
+    @property
+    def left(self) -> frozenset[int]: ...
+
+
+HandOutcome = TypeVar("HandOutcome", bound=Lost)
+
+
+def match_summary(names: Sequence[str], results: Sequence[HandOutcome],
+                  result_line: Callable[[HandOutcome, Sequence[str]], str]) -> list[str]:
+    """The match hand by hand, for its end: each hand's result in its game's words
+    (``result_line``: who won, and the scores that say by how much), then any seat that lost it
+    by a proven breach, or by leaving the match, which is no breach (session.md §7.3)."""
+    lines = []
+    for number, result in enumerate(results, start=1):
+        line = f"Hand {number}: {result_line(result, names)}"
+        caught = [mentioned(names[seat]) for seat in sorted(result.offenders)]
+        gone = [mentioned(names[seat]) for seat in sorted(result.left - result.offenders)]
+        if caught:
+            line += f"; {listed(caught)} lost it by a proven breach of the rules"
+        if gone:
+            line += f"; {listed(gone)} left the match and lost it (a forfeit, not a breach)"
+        lines.append(line + ".")
+    return lines
+
+
+def check_line(transcript: Path) -> str:
+    """The last line after a match: how to check its transcript, as a command to copy."""
+    return f"Check it with: p2pwhist verify {shlex.quote(str(transcript))}"

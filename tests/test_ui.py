@@ -357,6 +357,8 @@ def test_match_result_is_a_final_table() -> None:
         "Hand      You  North",
         "1           1      0",
         "2           0      1",
+        "Hand 1: tricks You 14, North 12; won by you.",
+        "Hand 2: tricks You 12, North 14; won by North.",
         "Final points: You 1, North 1; a drawn match.",
     ]
     match.results.append(HandResult((10, 16), frozenset(), (0, 1)))

@@ -113,10 +113,13 @@ class _Screen:
         self.points = [a + b for a, b in zip(self.points or [0] * hand.players, result.points)]
 
     def match_over(self, match: Match) -> None:
+        """The points hand by hand, each hand's result and who lost it by a breach or by leaving,
+        then the match's result."""
         names = self.names(match.game.players)
         title = self.style.bold(f"== Match over after {text.plural(len(match.results), 'hand')} ==")
         table = text.match_table(names, [r.points for r in match.results], match.points, match.winner)
-        self.say("\n".join([title, *table[:-1], self.style.bold(table[-1])]))
+        summary = text.match_summary(names, match.results, self.words.result_line)
+        self.say("\n".join([title, *table[:-1], *summary, self.style.bold(table[-1])]))
 
 
 class TerminalPlayer:
