@@ -92,9 +92,11 @@ def test_show_verify_and_verify_json_say_an_absent_seat_left_and_accuse_nobody(t
     assert "caught" not in sheet and "Breach:" not in sheet
 
 
-def revoked_match() -> list[Session]:
-    """A 2-hand Box Whist match in which bob breaks a rule on honour once (a revoke): the
-    audit catches it, bob loses that hand, and the match goes on to its end."""
+def revoked_match(monkeypatch: pytest.MonkeyPatch) -> list[Session]:
+    """A 2-hand Box Whist match in which bob breaks a rule on honour once (a revoke), which his
+    own session lets through: the audit catches it, bob loses that hand, and the match goes on
+    to its end."""
+    monkeypatch.setattr(Session, "_make_play", only_for(BOB, unchecked_play, Session._make_play))
     sessions = open_table(BoxWhist(2), MatchLength(hands=2), random.Random(5), NAMES[:2])
     breaker = HonourBreaker(random.Random(1), BoxWhist(2))
     run(sessions, [RandomBot(random.Random(0)), breaker])
@@ -103,8 +105,7 @@ def revoked_match() -> list[Session]:
 
 
 def test_a_revoke_is_still_a_breach_in_show_and_verify_json(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(Session, "_make_play", only_for(BOB, unchecked_play, Session._make_play))
-    alice = revoked_match()[ALICE]
+    alice = revoked_match(monkeypatch)[ALICE]
     path = write(tmp_path / "alice.p2pw", alice.log)
     code, json_report = report(capsys, path)
     assert code == 0 and json_report["forfeit"] is None

@@ -10,11 +10,9 @@ import io
 from pathlib import Path
 
 import pytest
-from test_cheats import only_for
 from test_every_game import CONFIGS, dealt
-from test_every_game_session import unchecked_play
 from test_forfeit_words import revoked_match
-from verdicts import ALICE, AWAY, BOB, declared_absent
+from verdicts import ALICE, AWAY, declared_absent
 
 from p2pwhist.cli_play import _Display
 from p2pwhist.games.match import Match, MatchLength
@@ -42,8 +40,7 @@ def test_a_forfeit_by_absence_ends_with_each_hand_the_leaver_and_the_file_to_ver
 
 
 def test_a_breach_is_summarised_as_a_breach(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(Session, "_make_play", only_for(BOB, unchecked_play, Session._make_play))
-    alice = revoked_match()[ALICE]
+    alice = revoked_match(monkeypatch)[ALICE]
     out = finished(alice, tmp_path / "g.p2pw", capsys)
     hands = [line for line in out if line.startswith("Hand ")]
     assert len(hands) == 2 and sum("bob lost it by a proven breach of the rules" in line for line in hands) == 1
