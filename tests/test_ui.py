@@ -487,7 +487,8 @@ def test_the_plain_interface_says_whom_it_waits_for_and_follows_each_trick(tmp_p
     import pexpect
 
     env = dict(os.environ, P2PWHIST_HOME=str(tmp_path), NO_COLOR="1", TERM="xterm")
-    child = pexpect.spawn(sys.executable, ["-m", "p2pwhist", "play", "--plain", "--hands", "1", "--bot", "random"],
+    child = pexpect.spawn(sys.executable, ["-m", "p2pwhist", "play", "--plain", "--hands", "1", "--bot", "random",
+                                           "--name", "ann"],
                           cwd=str(REPO), env=env, encoding="utf-8", timeout=60, dimensions=(40, 120))
     child.logfile_read = screen = io.StringIO()
     try:

@@ -1,0 +1,184 @@
+"""The end of a match in words, and the early stop of a match whose winner is settled
+(issue 23, item 5; session.md §2): every seat is told who declined or that everyone agreed,
+and a match of set length stops before its last hand only if every seat signs that it wishes
+to, which ``verify`` accepts as complete and refuses without every seat's agreement."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import verdicts
+
+from p2pwhist import cli
+from p2pwhist.bodies import MatchSigned, NextHand, Table
+from p2pwhist.games.base import HandResult
+from p2pwhist.games.bots import RandomBot
+from p2pwhist.games.boxwhist.engine import BoxWhist
+from p2pwhist.games.match import Match, MatchLength
+from p2pwhist.games.registry import GAMES
+from p2pwhist.inprocess import open_table
+from p2pwhist.session import Need, RemoteError, Session, start_message
+from p2pwhist.session_events import MatchOver, Outcome, Settled, Why
+from p2pwhist.signed import Kind, seal
+
+SETTLED_SEED = 1  # two players, three hands: bob wins the first two
+
+
+def _play(sessions: list[Session], stop: dict[int, bool], events: list | None = None) -> list[tuple[int, int]]:
+    """Play to the end with random bots; ``stop[seat]`` answers "stop now?" (default: play
+    on). Returns who was asked, after how many hands."""
+    bots = [RandomBot(random.Random(seat)) for seat in range(len(sessions))]
+    asked = []
+    while not all(s.need is Need.DONE for s in sessions):
+        actor = next(s for s in sessions if s.need not in (Need.PEER, Need.DONE))
+        if actor.need is Need.MOVE:
+            value = bots[actor.seat].choose(actor.view())
+        elif actor.need is Need.STOP:
+            asked.append((len(actor.match.results), actor.seat))
+            value = stop.get(actor.seat, False)
+        else:
+            value = False
+        message = actor.produce(value)
+        for other in sessions:
+            if other is not actor:
+                other.receive(message.raw, actor.seat)
+        if events is not None:
+            events += sessions[0].take_events()
+    return asked
+
+
+def _settled_table(version: int | None = None) -> list[Session]:
+    rng = random.Random(SETTLED_SEED)
+    sessions = open_table(BoxWhist(2), MatchLength(hands=3), rng)
+    if version is None:
+        return sessions
+    # The same table in an older log version: START made again with it.
+    first = sessions[0]
+    table = Table(first.table.game, first.table.length, first.table.players, first.table.nonce,
+                  first.table.date, first.table.times, version)
+    start = start_message(first._key, table)
+    secrets = random.Random(99)
+    return [Session(start, s.seat, s._key, lambda: secrets.randbytes(32)) for s in sessions]
+
+
+def _file(tmp_path, messages) -> str:
+    path = tmp_path / "game.p2pw"
+    path.write_bytes(verdicts.transcript([m.raw for m in messages]))
+    return str(path)
+
+
+def _verify(path: str, capsys) -> tuple[int, dict]:
+    code = cli.main(["verify", "--json", path])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _match(points_per_hand: list[tuple[int, ...]], hands: int | None) -> Match:
+    game = BoxWhist(len(points_per_hand[0]))
+    match = Match(game, MatchLength(hands=hands), 0)
+    for points in points_per_hand:
+        match.start_hand(list(game.deck()))
+        match.record(HandResult((0,) * len(points), frozenset(), points))
+    return match
+
+
+def test_a_match_is_settled_once_no_seat_can_catch_up_with_the_hands_left():
+    assert _match([(1, 0), (1, 0)], hands=3).settled == 0  # 2-0 with one left
+    assert _match([(1, 0)], hands=3).settled is None  # 1-0 with two left: 1-2 may follow
+    assert _match([(1, 0), (0, 0)], hands=3).settled is None  # 1-0 with one left: a draw may follow
+    assert _match([(0, 1), (0, 1), (0, 1)], hands=5).settled == 1
+    assert _match([(1, 0), (1, 0)], hands=2).settled is None  # no hand left: nothing to stop
+    assert _match([(1, 0), (1, 0)], hands=None).settled is None  # an open match has no foreseen end
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_says_the_most_points_one_hand_gives_a_seat(name):
+    entry = GAMES[name]
+    game = entry.make(entry.default_players)
+    sessions = open_table(game, MatchLength(hands=2), random.Random(3))
+    _play(sessions, {})
+    assert game.most_hand_points >= 1
+    assert max(max(result.points) for result in sessions[0].outcome.hands) <= game.most_hand_points
+
+
+def test_a_settled_match_stops_when_every_seat_agrees_and_verify_and_show_accept_it(tmp_path, capsys):
+    sessions = _settled_table()
+    events: list = []
+    asked = _play(sessions, {0: True, 1: True}, events)
+    assert asked == [(2, 0), (2, 1)]
+    (settled,) = [event for event in events if isinstance(event, Settled)]
+    assert settled.line(["alice", "bob"]) == "bob has won the match: the last hand cannot change it"
+    outcome = sessions[1].outcome
+    assert outcome.stopped and len(outcome.hands) == 2 and outcome.points == (0, 2) and outcome.winner == 1
+    assert outcome.line(["alice", "bob"]) == ("Everyone agreed to stop: the match is over. "
+                                              "Points: alice 0, bob 2; bob wins the match.")
+    stops = [m for m in sessions[0].log if m.kind is Kind.HAND and m.body == NextHand(False)]
+    assert [m.seat for m in stops] == [0, 1]  # each seat signed its agreement
+    path = _file(tmp_path, sessions[0].log)
+    code, report = _verify(path, capsys)
+    assert code == 0 and report["valid"] and report["complete"] and len(report["hands"]) == 2
+    assert cli.main(["show", path]) == 0
+    assert "Points: seat0 0, seat1 2; seat1 wins the match." in capsys.readouterr().out
+
+
+def test_one_seat_that_plays_on_plays_the_last_hand():
+    sessions = _settled_table()
+    asked = _play(sessions, {0: True})
+    assert asked == [(2, 0), (2, 1)]
+    assert not sessions[0].outcome.stopped and len(sessions[0].outcome.hands) == 3
+
+
+def test_a_stop_without_every_seats_agreement_is_refused_by_a_peer_and_by_verify(tmp_path, capsys):
+    sessions = _settled_table()
+    alice, bob = sessions
+    bots = [RandomBot(random.Random(seat)) for seat in range(2)]
+    while not (alice.need is Need.STOP):
+        actor = next(s for s in sessions if s.need not in (Need.PEER, Need.DONE))
+        message = actor.produce(bots[actor.seat].choose(actor.view()) if actor.need is Need.MOVE else False)
+        (bob if actor is alice else alice).receive(message.raw, actor.seat)
+    wish = alice.produce(True)  # alice would stop
+    bob.receive(wish.raw, 0)
+    # bob never signs his agreement: alice signs the stopped match's result as if he had
+    final = seal(alice._key, len(alice.log), alice.head, 0, MatchSigned((0, 2), 1))
+    with pytest.raises(RemoteError) as error:
+        bob.receive(final.raw, 0)
+    assert error.value.seat == 0 and "out of turn" in error.value.reason
+    code, report = _verify(_file(tmp_path, [*alice.log, final]), capsys)
+    assert code != 0 and not report["valid"] and report["error"]["seat"] == 0
+
+
+def test_the_host_alone_cannot_end_a_settled_match_early_without_asking(tmp_path, capsys):
+    """Before log version 4 there is no question: the host's HAND must say "more"."""
+    sessions = _settled_table(version=3)
+    assert _play(sessions, {}) == []
+    assert len(sessions[0].outcome.hands) == 3
+
+
+def test_an_open_match_says_who_declined():
+    sessions = open_table(BoxWhist(2), MatchLength(), random.Random(14))
+    bots = [RandomBot(random.Random(seat)) for seat in range(2)]
+    events = []
+    while not all(s.need is Need.DONE for s in sessions):
+        actor = next(s for s in sessions if s.need not in (Need.PEER, Need.DONE))
+        value = bots[actor.seat].choose(actor.view()) if actor.need is Need.MOVE else actor.seat != 1
+        message = actor.produce(value)
+        for other in sessions:
+            if other is not actor:
+                other.receive(message.raw, actor.seat)
+        events += sessions[0].take_events()
+    (over,) = [event for event in events if isinstance(event, MatchOver)]
+    assert over.outcome.declined == 1
+    points = over.outcome.points
+    line = over.outcome.line(["alice", "bob"])
+    assert line.startswith("bob would rather stop: the match is over. Points: ")
+    assert f"alice {points[0]}, bob {points[1]}" in line
+
+
+def test_the_end_of_a_match_in_words():
+    names = ["You", "bob"]
+    assert Outcome((), (2, 1), 0, declined=0).line(names) == \
+        "You would rather stop: the match is over. Points: You 2, bob 1; You win the match."
+    assert Outcome((), (2, 1), 0).line(names) == "The match is over. Points: You 2, bob 1; You win the match."
+    assert Settled(0, 2).line(names) == "You have won the match: the last 2 hands cannot change it"
+    assert Why.STOP.is_choice
