@@ -26,27 +26,45 @@ from p2pwhist.signed import Kind, seal
 SETTLED_SEED = 1  # two players, three hands: bob wins the first two
 
 
+def _step(sessions: list[Session], bots: list[RandomBot], answer) -> Session:
+    """One message made by the first seat that can, and delivered: a bot's move, or
+    ``answer(session)`` to any question (by default false: play on, and no clock)."""
+    actor = next(s for s in sessions if s.need not in (Need.PEER, Need.DONE))
+    value = bots[actor.seat].choose(actor.view()) if actor.need is Need.MOVE else answer(actor)
+    message = actor.produce(value)
+    for other in sessions:
+        if other is not actor:
+            other.receive(message.raw, actor.seat)
+    return actor
+
+
 def _play(sessions: list[Session], stop: dict[int, bool], events: list | None = None) -> list[tuple[int, int]]:
     """Play to the end with random bots; ``stop[seat]`` answers "stop now?" (default: play
     on). Returns who was asked, after how many hands."""
-    bots = [RandomBot(random.Random(seat)) for seat in range(len(sessions))]
+    bots = _bots(len(sessions))
     asked = []
-    while not all(s.need is Need.DONE for s in sessions):
-        actor = next(s for s in sessions if s.need not in (Need.PEER, Need.DONE))
-        if actor.need is Need.MOVE:
-            value = bots[actor.seat].choose(actor.view())
-        elif actor.need is Need.STOP:
+
+    def answer(actor: Session) -> bool:
+        if actor.need is Need.STOP:
             asked.append((len(actor.match.results), actor.seat))
-            value = stop.get(actor.seat, False)
-        else:
-            value = False
-        message = actor.produce(value)
-        for other in sessions:
-            if other is not actor:
-                other.receive(message.raw, actor.seat)
+            return stop.get(actor.seat, False)
+        return False
+
+    while not all(s.need is Need.DONE for s in sessions):
+        _step(sessions, bots, answer)
         if events is not None:
             events += sessions[0].take_events()
     return asked
+
+
+def _bots(players: int) -> list[RandomBot]:
+    return [RandomBot(random.Random(seat)) for seat in range(players)]
+
+
+def _until_alice_is_asked(sessions: list[Session]) -> None:
+    bots = _bots(len(sessions))
+    while sessions[0].need is not Need.STOP:
+        _step(sessions, bots, lambda actor: False)
 
 
 def _settled_table(version: int | None = None) -> list[Session]:
@@ -132,11 +150,7 @@ def test_one_seat_that_plays_on_plays_the_last_hand():
 def test_a_stop_without_every_seats_agreement_is_refused_by_a_peer_and_by_verify(tmp_path, capsys):
     sessions = _settled_table()
     alice, bob = sessions
-    bots = [RandomBot(random.Random(seat)) for seat in range(2)]
-    while not (alice.need is Need.STOP):
-        actor = next(s for s in sessions if s.need not in (Need.PEER, Need.DONE))
-        message = actor.produce(bots[actor.seat].choose(actor.view()) if actor.need is Need.MOVE else False)
-        (bob if actor is alice else alice).receive(message.raw, actor.seat)
+    _until_alice_is_asked(sessions)
     wish = alice.produce(True)  # alice would stop
     bob.receive(wish.raw, 0)
     # bob never signs his agreement: alice signs the stopped match's result as if he had
@@ -157,15 +171,10 @@ def test_the_host_alone_cannot_end_a_settled_match_early_without_asking(tmp_path
 
 def test_an_open_match_says_who_declined():
     sessions = open_table(BoxWhist(2), MatchLength(), random.Random(14))
-    bots = [RandomBot(random.Random(seat)) for seat in range(2)]
+    bots = _bots(2)
     events = []
     while not all(s.need is Need.DONE for s in sessions):
-        actor = next(s for s in sessions if s.need not in (Need.PEER, Need.DONE))
-        value = bots[actor.seat].choose(actor.view()) if actor.need is Need.MOVE else actor.seat != 1
-        message = actor.produce(value)
-        for other in sessions:
-            if other is not actor:
-                other.receive(message.raw, actor.seat)
+        _step(sessions, bots, lambda actor: actor.seat != 1)  # bob would rather stop
         events += sessions[0].take_events()
     (over,) = [event for event in events if isinstance(event, MatchOver)]
     assert over.outcome.declined == 1
@@ -182,3 +191,40 @@ def test_the_end_of_a_match_in_words():
     assert Outcome((), (2, 1), 0).line(names) == "The match is over. Points: You 2, bob 1; You win the match."
     assert Settled(0, 2).line(names) == "You have won the match: the last 2 hands cannot change it"
     assert Why.STOP.is_choice
+
+
+def test_both_interfaces_say_at_once_who_declined_and_the_result(capsys, tmp_path):
+    from p2pwhist.cli_play import _Display
+    from p2pwhist.net import GameRecord
+    from p2pwhist.session_events import Seated
+    from p2pwhist.ui.fullscreen import FullScreenPlayer
+
+    table = open_table(BoxWhist(2), MatchLength(), random.Random(1))[0].table  # seat0, seat1
+    outcome = Outcome((), (2, 1), 0, declined=1)
+    full = FullScreenPlayer(color=False)
+    full.on_event(Seated(table, 0))
+    full.on_event(MatchOver(outcome))
+    assert full.events == ["seat1 would rather stop: the match is over. Points: You 2, seat1 1; You win the match."]
+    plain = _Display("random")
+    plain.on_event(Seated(table, 0))
+    plain.on_event(Settled(0, 1))
+    plain.finish(GameRecord(outcome, tmp_path / "game.p2pw", table))
+    assert capsys.readouterr().out.splitlines()[:3] == [
+        "seat0 has won the match: the last hand cannot change it.", "seat1 would rather stop.",
+        "Match over. Points: seat0 2, seat1 1; seat0 wins the match."]
+
+
+def test_the_stop_question_goes_to_the_person_or_bot_and_a_bot_agrees():
+    import trio
+
+    from p2pwhist.net import Agent
+    from p2pwhist.table import Limits, Wish
+    from p2pwhist.table._peer import Peer
+
+    sessions = _settled_table()
+    _until_alice_is_asked(sessions)
+    peer = Peer(sessions[0], None, 0.0, Limits())  # type: ignore[arg-type]  (nothing is sent before the answer)
+    assert peer.work(0.0) == [Wish(1, stop=True)]
+    choose = _bots(1)[0].choose
+    assert trio.run(Agent(choose, False).stop) is True  # a bot agrees to stop
+    assert trio.run(Agent(choose, False, stop=lambda: False).stop) is False  # a person may play on
