@@ -24,7 +24,8 @@ from typing import Iterable
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pwhist.bodies import ConfigError, check_name
+from p2pwhist.bodies import MAX_NAME, check_name
+from p2pwhist.games.base import ConfigError
 from p2pwhist.signed import fingerprint, public_bytes
 
 
@@ -233,9 +234,10 @@ class KnownPeers:
 
 
 # The name a person plays under, asked once and remembered (``cli_play``): one line, a name of
-# at most 32 characters of up to 4 bytes each and its line break; a longer file is no name.
+# at most MAX_NAME characters of up to 4 bytes each (UTF-8) and its line break; a longer file
+# is no name, and no more of it is read.
 NAME_FILE = "name"
-MAX_NAME_BYTES = 32 * 4 + 1
+MAX_NAME_BYTES = MAX_NAME * 4 + 1
 
 
 @dataclass

@@ -11,7 +11,10 @@ Everything that decides which message is legal next lives here (``protocol/sessi
   end) · SHUFFLE, LOCK from each seat in order · PLAY by the seat to act, with KEYS only where
   the next mover needs them (§4) · SECRET from each seat, each followed by the same seat's
   COMMIT to the next hand's deck · and at the end FINAL from each seat. ABORT may come from
-  any seat at any time and ends the game.
+  any seat at any time and ends the game. Between hands of an open match each seat says
+  whether to play on, the first "no" ending it; in a match of set hands whose winner the
+  hands left cannot change (log version 4), each seat says whether to stop, the first "play
+  on" playing on (§2, the early stop).
 - Every received message is checked before it changes anything: chain, sender, kind,
   signature, then its body with the deck module (``p2pwhist.deck``) and the rules engine
   (``p2pwhist.games``). A failure is a ``RemoteError`` naming the seat at fault; after any

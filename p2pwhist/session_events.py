@@ -16,8 +16,11 @@ Rules the events keep:
 - ``Awaiting`` comes when the log starts waiting for another seat, or for another reason: not
   after every message of one seat's run of them. Our own turns are never told, but count as a
   change, so the same wait told before ours is told again after it.
+- ``Settled`` comes right before the seats are asked whether to stop a match whose winner
+  the hands left cannot change, so an interface can say why it asks (a rebuilt session
+  waiting at that question says it again).
 - ``MatchOver`` comes as soon as the result is settled; only ``Awaiting`` for the seats'
-  signatures on it (FORFEIT, FINAL) follows.
+  signatures on it (FORFEIT, FINAL) follows. ``Outcome.line`` words it alike everywhere.
 
 Events hold the session's live objects (the match, the hand), not copies, which would cost a
 copy of a hand per message: read them when drained, right after the message that made them.

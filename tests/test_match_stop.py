@@ -228,3 +228,22 @@ def test_the_stop_question_goes_to_the_person_or_bot_and_a_bot_agrees():
     choose = _bots(1)[0].choose
     assert trio.run(Agent(choose, False).stop) is True  # a bot agrees to stop
     assert trio.run(Agent(choose, False, stop=lambda: False).stop) is False  # a person may play on
+
+
+def test_a_seat_resumed_at_the_stop_question_is_told_why_it_is_asked():
+    sessions = _settled_table()
+    alice, bob = sessions
+    drawn: list[bytes] = []
+    source = bob._new_secret
+
+    def recorded() -> bytes:  # bob's secrets file
+        drawn.append(source())
+        return drawn[-1]
+
+    bob._new_secret = recorded
+    _until_alice_is_asked(sessions)
+    bob.receive(alice.produce(True).raw, 0)  # alice would stop: bob is asked next
+    saved = iter(drawn)
+    rebuilt = Session.resume(bob.log, 1, bob._key, lambda: next(saved))
+    assert rebuilt.need is Need.STOP
+    assert Settled(1, 1) in rebuilt.take_events()

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import p2pwhist
 from p2pwhist import cli, cli_play
-from p2pwhist.bodies import LOG_VERSION
+from p2pwhist.bodies import LOG_VERSION, check_name
 from p2pwhist.home import MAX_NAME_BYTES, SavedName
 from p2pwhist.table import PROTOCOL_VERSION
 
@@ -109,6 +111,18 @@ def test_a_garbage_or_oversized_names_file_counts_as_no_name(home, monkeypatch, 
     _answers(monkeypatch, "ann")
     assert cli_play._person_name(None, asking=True) == "ann"  # asked, and the file replaced
     assert (home / "name").read_bytes() == b"ann\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(content=st.binary(max_size=3 * MAX_NAME_BYTES) | st.text(max_size=80).map(lambda t: t.encode("utf-8")))
+def test_whatever_the_names_file_holds_it_reads_as_a_name_or_as_none(tmp_path_factory, content):
+    """The fuzz test of the one decoder of the names file: never an error, and a name read is
+    one START accepts (check_name) and saving it writes it back byte for byte."""
+    path = tmp_path_factory.mktemp("home") / "name"
+    path.write_bytes(content)
+    name = SavedName(path).load()
+    if name is not None:
+        assert check_name(name) == name and content in (name.encode("utf-8"), name.encode("utf-8") + b"\n")
 
 
 def test_a_names_file_that_is_no_file_never_stops_the_program(home, monkeypatch):
