@@ -6,9 +6,11 @@ to, which ``verify`` accepts as complete and refuses without every seat's agreem
 from __future__ import annotations
 
 import json
+import os
 import random
 
 import pytest
+import trio
 import verdicts
 
 from p2pwhist import cli
@@ -20,7 +22,7 @@ from p2pwhist.games.match import Match, MatchLength
 from p2pwhist.games.registry import GAMES
 from p2pwhist.inprocess import open_table
 from p2pwhist.session import Need, RemoteError, Session, start_message
-from p2pwhist.session_events import MatchOver, Outcome, Settled, Why
+from p2pwhist.session_events import MatchOver, Outcome, Seated, Settled, Why
 from p2pwhist.signed import Kind, seal
 
 SETTLED_SEED = 1  # two players, three hands: bob wins the first two
@@ -196,7 +198,6 @@ def test_the_end_of_a_match_in_words():
 def test_both_interfaces_say_at_once_who_declined_and_the_result(capsys, tmp_path):
     from p2pwhist.cli_play import _Display
     from p2pwhist.net import GameRecord
-    from p2pwhist.session_events import Seated
     from p2pwhist.ui.fullscreen import FullScreenPlayer
 
     table = open_table(BoxWhist(2), MatchLength(), random.Random(1))[0].table  # seat0, seat1
@@ -215,8 +216,6 @@ def test_both_interfaces_say_at_once_who_declined_and_the_result(capsys, tmp_pat
 
 
 def test_the_stop_question_goes_to_the_person_or_bot_and_a_bot_agrees():
-    import trio
-
     from p2pwhist.net import Agent
     from p2pwhist.table import Limits, Wish
     from p2pwhist.table._peer import Peer
@@ -247,3 +246,44 @@ def test_a_seat_resumed_at_the_stop_question_is_told_why_it_is_asked():
     rebuilt = Session.resume(bob.log, 1, bob._key, lambda: next(saved))
     assert rebuilt.need is Need.STOP
     assert Settled(1, 1) in rebuilt.take_events()
+
+
+@pytest.mark.parametrize("key, stop", [(b"y", True), (b"\r", True), (b"n", False)])
+async def test_the_full_screen_table_asks_whether_to_stop_once_the_settled_winner_is_seen(key, stop):
+    from test_fullscreen import _keyboard, _until  # its in-process keyboard (skipped without pexpect, pyte)
+
+    table = open_table(BoxWhist(2), MatchLength(hands=3), random.Random(1))[0].table
+    with _keyboard() as (full, typing):
+        full.on_event(Seated(table, 0))
+        full.on_event(Settled(1, 1))
+        answers: list[bool] = []
+
+        async def person() -> None:
+            answers.append(await full.stop_early())
+
+        async with trio.open_nursery() as nursery:
+            await nursery.start(full.open_screen)
+            nursery.start_soon(person)
+            assert full.events == ["seat1 has won the match: the last hand cannot change it."]
+            os.write(typing, b"n")  # dismisses the standing event: no answer yet
+            await _until(lambda: not full.events, "the event dismissed")
+            assert not answers
+            os.write(typing, key)
+            await _until(lambda: answers, "the answer")
+            nursery.cancel_scope.cancel()
+    assert answers == [stop]
+
+
+def test_a_stop_before_the_winner_is_settled_is_refused(tmp_path, capsys):
+    sessions = open_table(BoxWhist(2), MatchLength(hands=3), random.Random(SETTLED_SEED))
+    alice = sessions[0]
+    bots = _bots(2)
+    while not (alice.match and alice.match.results and alice.waiting_for == 0 and alice.expected_kind is Kind.HAND):
+        _step(sessions, bots, lambda actor: False)
+    assert alice.match.settled is None and alice.need is Need.DECISION  # one hand won of three
+    stop = seal(alice._key, len(alice.log), alice.head, 0, NextHand(False))
+    with pytest.raises(RemoteError) as error:
+        sessions[1].receive(stop.raw, 0)
+    assert error.value.seat == 0 and "match length" in error.value.reason
+    code, report = _verify(_file(tmp_path, [*alice.log, stop]), capsys)
+    assert code != 0 and not report["valid"] and report["error"]["seat"] == 0
