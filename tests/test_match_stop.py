@@ -287,3 +287,37 @@ def test_a_stop_before_the_winner_is_settled_is_refused(tmp_path, capsys):
     assert error.value.seat == 0 and "match length" in error.value.reason
     code, report = _verify(_file(tmp_path, [*alice.log, stop]), capsys)
     assert code != 0 and not report["valid"] and report["error"]["seat"] == 0
+
+
+def test_at_the_full_screen_table_an_open_match_ends_at_once_saying_who_declined(tmp_path):
+    """A person hosts an open match at the full-screen table, a bot joins; after the first hand
+    the person says no: their screen says so with the result at once, and so does the bot's seat."""
+    import re
+
+    from test_fullscreen import ENTER, Terminal, _play_out  # skipped without pexpect, pyte
+
+    host = Terminal(["host", "--port", "0", "--name", "alice", "--bind", "127.0.0.1", "--no-announce", "--no-map"],
+                    tmp_path / "alice")
+    guest = None
+    try:
+        screen = host.wait_for(lambda s: "--expect" in s, "the join command")
+        command = next(line for line in screen.split("\n") if "--expect" in line)
+        address, expect = re.search(r"join (\S+)", command).group(1), re.search(r"--expect (\S+)", command).group(1)
+        guest = Terminal(["join", address, "--expect", expect, "--name", "bob", "--bot", "random"], tmp_path / "bob")
+        host.wait_for(lambda s: "Play with this key?" in s or "Trust it?" in s, "the question of bob's key",
+                      others=(guest,))
+        host.send("y" + ENTER)
+        _play_out(host, "Hand 1 over")
+        host.send(" ")
+        host.wait_for(lambda s: "Another hand?" in s, "the question", others=(guest,))
+        host.send("n")
+        screen = host.wait_for(lambda s: "would rather stop" in s, "the match's end", others=(guest,))
+        assert "You would rather stop: the match is over." in screen and "Points: You " in screen
+        host.send(" ")
+        assert host.finish() == 0
+        assert guest.finish() == 0
+        assert "alice would rather stop." in guest.output and "Match over. Points: alice " in guest.output
+    finally:
+        host.kill()
+        if guest is not None:
+            guest.kill()
