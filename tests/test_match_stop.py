@@ -164,8 +164,8 @@ def test_a_stop_without_every_seats_agreement_is_refused_by_a_peer_and_by_verify
     assert code != 0 and not report["valid"] and report["error"]["seat"] == 0
 
 
-def test_the_host_alone_cannot_end_a_settled_match_early_without_asking(tmp_path, capsys):
-    """Before log version 4 there is no question: the host's HAND must say "more"."""
+def test_a_log_of_version_3_never_asks_and_plays_every_hand():
+    """Before log version 4 there is no question: the host's HAND starts every hand."""
     sessions = _settled_table(version=3)
     assert _play(sessions, {}) == []
     assert len(sessions[0].outcome.hands) == 3
