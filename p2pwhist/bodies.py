@@ -37,9 +37,10 @@ from p2pwhist.wire import WireError, describe
 
 # The version of the log's format (START says it): see protocol/session.md §8. Version 3 added
 # the table's time limits to START; a log of version 2 (which agreed none) is still read, to
-# verify and resume the games it holds.
-LOG_VERSION = 3
-READ_VERSIONS = (2, 3)
+# verify and resume the games it holds. Version 4 added the early stop of a match whose winner
+# is settled (session.md §2); a log of version 3 is played, resumed and verified without it.
+LOG_VERSION = 4
+READ_VERSIONS = (2, 3, 4)
 MAX_SEATS = 6  # a seat number on the wire is 0..MAX_SEATS−1
 MAX_NAME = 32
 NONCE_SIZE = 32
@@ -198,7 +199,7 @@ class Table:
 
     def __post_init__(self) -> None:
         if (self.times is None) != (self.version == 2):
-            raise ConfigError("a START of version 3 agrees the time limits; one of version 2 has none")
+            raise ConfigError("a START of version 3 or later agrees the time limits; one of version 2 has none")
 
     def to_wire(self) -> dict[str, Any]:
         wire = {

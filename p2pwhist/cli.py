@@ -17,11 +17,13 @@ never a traceback:
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import p2pwhist
 from p2pwhist.games.base import ConfigError, GameEntry
 from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.registry import GAMES, options_offered
@@ -134,12 +136,41 @@ def _game_arguments(parser: argparse.ArgumentParser, players_help: str) -> None:
 def _peer_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot", choices=BOT_NAMES, help="let a computer player play this seat")
     _level_argument(parser)
-    parser.add_argument("--name", help="your name at the table (default: your login name)")
+    _name_argument(parser)
     parser.add_argument("--transcript", type=Path, help="where to write the game's transcript "
                         f"(default: a new file under {_in_home('games')})")
     parser.add_argument("--identity", type=Path, help=f"your key file (default: {_in_home('identity.pem')}, "
                         "created on first use)")
     _plain_argument(parser)
+
+
+def _name_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--name", help="your name at the table, remembered as your next default (default: the name "
+                        "you chose last; at a terminal you are asked once, your login name offered)")
+
+
+class _Version(argparse.Action):
+    """``--version``: the program's version and the protocol's, then exit. The frames' version
+    lives with the table, slow to import: it is read only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from p2pwhist.bodies import LOG_VERSION
+        from p2pwhist.table import PROTOCOL_VERSION
+
+        print(f"p2pwhist {program_version()} (protocol version {PROTOCOL_VERSION}, log version {LOG_VERSION})")
+        parser.exit()
+
+
+def program_version() -> str:
+    """The installed package's version, else (run from a source tree) the one it declares."""
+    try:
+        return importlib.metadata.version("p2pwhist")
+    except importlib.metadata.PackageNotFoundError:
+        return p2pwhist.__version__
 
 
 def _limit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -170,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="p2pwhist", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.set_defaults(argv=None)  # how the program was run, set by ``main``
+    parser.add_argument("--version", action=_Version, help="print the program's and the protocol's versions")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = commands.add_parser("play", help="play against the computer (or watch bots play)",
@@ -181,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--bot", choices=BOT_NAMES, help="the computer players (default: the game's strongest that "
                       f"answers within about a second: {defaults}; a search bot at its {DEFAULT_LEVEL} level)")
     _level_argument(play)
+    _name_argument(play)
     play.add_argument("--watch", action="store_true", help="bots in every seat; show the game as it goes")
     play.add_argument("--local", action="store_true", help="play in this process, without the network "
                       "or the card-dealing protocol (fast; nothing to verify)")

@@ -27,7 +27,7 @@ from p2pwhist.games.base import BotFactory, ConfigError, Game, GameEntry, GameTe
 from p2pwhist.games.bots import Bot, check_level, make_bot
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry, options_offered
-from p2pwhist.home import HomeError, KnownPeers, identity_fingerprint, load_identity, secrets_path
+from p2pwhist.home import HomeError, KnownPeers, SavedName, identity_fingerprint, load_identity, secrets_path
 from p2pwhist.identity import same_fingerprint
 from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
 from p2pwhist.local import LocalMatch, play_match
@@ -41,7 +41,7 @@ from p2pwhist.net import (
     join,
 )
 from p2pwhist.reach.lan import HEAR_SECONDS, Heard, NoTable, hear_tables
-from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent
+from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent, Settled
 from p2pwhist.text import YOU, check_line, match_line, match_summary
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import TerminalPlayer, Watcher
@@ -74,13 +74,14 @@ class _Display:
 
     def agent(self) -> Agent:
         if self.full is not None:
-            return Agent(self.full.choose, threaded=False, wish=self.full.another_hand)
+            return Agent(self.full.choose, threaded=False, wish=self.full.another_hand, stop=self.full.stop_early)
         if self.bot_name is not None:
             # In a worker thread: a searching bot thinks for up to a second, and the peer must
             # stay responsive meanwhile (the host relays, timeouts run).
             return Agent(lambda view: self.bot.choose(view), threaded=True)  # type: ignore[union-attr]
         return Agent(lambda view: self.ui.choose(view), threaded=True,  # type: ignore[union-attr]
-                     wish=lambda: self.ui.another_hand())  # type: ignore[union-attr]
+                     wish=lambda: self.ui.another_hand(),  # type: ignore[union-attr]
+                     stop=lambda: self.ui.stop_early())  # type: ignore[union-attr]
 
     def on_event(self, event: SessionEvent) -> None:
         """Show one of the session's events (``Session.take_events``): on the full-screen table
@@ -103,6 +104,8 @@ class _Display:
             else:
                 assert self.words is not None
                 print(f"Hand {event.number}: {self.words.result_line(event.result, self.names)}", flush=True)
+        elif isinstance(event, Settled):  # the stop question follows
+            print(f"{event.line(self.names)}.", flush=True)
 
     def _sit(self, table: Table, seat: int | None) -> None:
         """The game is known (START): its words, the bot that plays, the line interface."""
@@ -131,8 +134,9 @@ class _Display:
         assert outcome is not None
         left = outcome.forfeited
         print("\n".join(match_summary(names, outcome.hands, game_entry(record.table.game).text.result_line)))
-        if left is not None:
-            print(f"{names[left.seat]} left the match: {left.reason}.")
+        reason = outcome.reason(names)  # who left, or declined, or that everyone agreed to stop
+        if reason is not None:
+            print(f"{reason}.")
         print(f"Match over. {match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
         print(check_line(record.transcript), flush=True)
 
@@ -160,7 +164,7 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
         elif os.path.lexists(saved):
             raise ConfigError(f"{saved} already exists: a secrets file is never reused (whoever made it "
                               "could read your cards; remove it if it is yours)")
-    name = _person_name(args.name)
+    name = _person_name(args.name, _at_terminal(args.bot))
     known = KnownPeers.default()
     return PeerOptions(
         name=name,
@@ -357,7 +361,7 @@ def play_command(args: argparse.Namespace) -> int:
                        level=args.level)
     # No hosting instructions to print, and no known peers: the bots' keys are new every time.
     # A person plays under their own name; a bot is named by its kind and seat.
-    options = PeerOptions(name=_bot_name(args.bot, 0) if args.watch else _person_name(None),
+    options = PeerOptions(name=_bot_name(args.bot, 0) if args.watch else _person_name(args.name, _at_terminal(None)),
                           key=load_identity(None), agent=display.agent(), transcript=None,
                           timeout=PLAY_BOT_TIMEOUT, report=lambda line: None, on_event=display.on_event)
 
@@ -389,9 +393,58 @@ def play_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _person_name(given: str | None) -> str:
-    """The name a person plays under: ``--name``, else their login name."""
-    return check_name(given or os.environ.get("USER") or os.environ.get("USERNAME") or "player")
+def _at_terminal(bot: str | None) -> bool:
+    """Whether a person is at a terminal to be asked: not a bot's seat, and a terminal to type on."""
+    return bot is None and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _person_name(given: str | None, asking: bool) -> str:
+    """The name a person plays under: ``--name``; else the name they chose before (kept in
+    ``$P2PWHIST_HOME/name``); else, at a terminal (``asking``), what they answer when asked
+    once, their login name if they just press Enter; else their login name. A name chosen at
+    a terminal, typed or given with ``--name``, is remembered as the next default: the name
+    a person last chose is theirs until they choose another. Bots and programs without a
+    terminal never ask and never change it."""
+    login = _login_name()
+    saved = SavedName.default()
+    if given is not None:
+        name = check_name(given)
+    elif (remembered := saved.load()) is not None:
+        return remembered
+    elif asking:
+        name = _ask_name(login)
+    else:
+        return login or "player"
+    if asking and name != saved.load():
+        try:
+            saved.save(name)
+        except HomeError as error:
+            print(f"p2pwhist: your name is not remembered: {error}", file=sys.stderr)
+    return name
+
+
+def _login_name() -> str | None:
+    """The login name, if it can be a name at the table."""
+    try:
+        return check_name(os.environ.get("USER") or os.environ.get("USERNAME") or "")
+    except ConfigError:
+        return None
+
+
+def _ask_name(default: str | None) -> str:
+    """Ask the person at the terminal for their name until it is one; Enter takes ``default``."""
+    while True:
+        offered = f" [{default}]" if default else ""
+        try:
+            answer = input(f"Your name at the table?{offered} ").strip()
+        except EOFError:
+            return default or "player"
+        if not answer and default:
+            return default
+        try:
+            return check_name(answer)
+        except ConfigError as error:
+            print(f"p2pwhist: {error}")
 
 
 def _bot_name(kind: str, seat: int) -> str:
@@ -428,7 +481,8 @@ def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
         return 0
 
     # Named as in networked play: the person under their own name, each bot by its kind and seat.
-    names = [_person_name(None), *(_bot_name(args.bot, seat) for seat in range(1, game.players))]
+    person = _person_name(args.name, _at_terminal(None))
+    names = [person, *(_bot_name(args.bot, seat) for seat in range(1, game.players))]
     full.sit(entry.text, 0, [YOU, *names[1:]], hint_bot(entry))
     local = LocalMatch(game, length, rng)
     trio.run(full.run, _local_turns, full, local, bots)

@@ -1,4 +1,4 @@
-"""Per-user state on disk: the identity key, known peers, saved games.
+"""Per-user state on disk: the identity key, known peers, the name a person plays under, saved games.
 
 Everything lives under one directory: ``$P2PWHIST_HOME`` if set, else
 ``$XDG_DATA_HOME/p2pwhist`` (``~/.local/share/p2pwhist``). Setting ``P2PWHIST_HOME`` lets
@@ -24,6 +24,8 @@ from typing import Iterable
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pwhist.bodies import MAX_NAME, check_name
+from p2pwhist.games.base import ConfigError
 from p2pwhist.signed import fingerprint, public_bytes
 
 
@@ -229,6 +231,62 @@ class KnownPeers:
         except OSError as error:
             temporary.unlink(missing_ok=True)
             raise HomeError(f"cannot save the known peers {self.path}: {error.strerror}") from None
+
+
+# The name a person plays under, asked once and remembered (``cli_play``): one line, a name of
+# at most MAX_NAME characters of up to 4 bytes each (UTF-8) and its line break; a longer file
+# is no name, and no more of it is read.
+NAME_FILE = "name"
+MAX_NAME_BYTES = MAX_NAME * 4 + 1
+
+
+@dataclass
+class SavedName:
+    """The name our person plays under, as they last chose it. It is no secret, but it is
+    written as privately as the rest (``create_private``), replaced whole at each save; and
+    whatever the file holds, a hostile or damaged file never stops the program: anything that
+    is not one name, read at most ``MAX_NAME_BYTES``, counts as no name (the person is asked)."""
+
+    path: Path
+
+    @staticmethod
+    def default() -> SavedName:
+        return SavedName(home_dir() / NAME_FILE)
+
+    def load(self) -> str | None:
+        """The saved name, or None: no file, or one that is not a name."""
+        try:
+            # O_NONBLOCK: a FIFO planted here must not hang us at open
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = os.read(fd, MAX_NAME_BYTES + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        if len(data) > MAX_NAME_BYTES:
+            return None
+        try:
+            return check_name(data.decode("utf-8").removesuffix("\n"))
+        except (UnicodeDecodeError, ConfigError):
+            return None
+
+    def save(self, name: str) -> None:
+        """Remember ``name`` (a checked one): a new private file beside the old, renamed over
+        it. ``HomeError`` if it cannot be written."""
+        temporary = self.path.with_name(f".{self.path.name}.{secrets.token_hex(8)}.tmp")
+        fd = create_private(temporary, "your name")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(f"{check_name(name)}\n".encode("utf-8"))
+            os.replace(temporary, self.path)
+        except OSError as error:
+            temporary.unlink(missing_ok=True)
+            raise HomeError(f"cannot save your name in {self.path}: {error.strerror}") from None
 
 
 def new_transcript_path(game_id: bytes) -> Path:

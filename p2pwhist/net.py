@@ -95,22 +95,28 @@ NetError = TableError  # what a game stopped by a peer or the network raises (ex
 
 
 class Agent:
-    """Who chooses our moves, and whether to play another hand of an open match: a bot, or a
-    person at the terminal. ``wish`` None means always yes (a bot plays on as long as the
-    people at the table wish). Unthreaded, ``choose`` and ``wish`` may return awaitables,
+    """Who chooses our moves, whether to play another hand of an open match, and whether to
+    stop a match of set length whose winner is settled: a bot, or a person at the terminal.
+    ``wish`` None means always yes (a bot plays on as long as the people at the table wish);
+    ``stop`` None means always yes too (a bot never keeps people playing hands that cannot
+    change the result). Unthreaded, ``choose``, ``wish`` and ``stop`` may return awaitables,
     awaited on the event loop (the full-screen table runs there)."""
 
     def __init__(self, choose: Callable[[object], Play], threaded: bool,
-                 wish: Callable[[], bool] | None = None) -> None:
+                 wish: Callable[[], bool] | None = None, stop: Callable[[], bool] | None = None) -> None:
         self._choose = choose
         self._threaded = threaded
         self._wish = wish
+        self._stop = stop
 
     async def choose(self, view: object) -> Play:
         return await self._call(self._choose, view)
 
     async def wish(self) -> bool:
         return True if self._wish is None else await self._call(self._wish)
+
+    async def stop(self) -> bool:
+        return True if self._stop is None else await self._call(self._stop)
 
     async def _call(self, function: Callable, *args: object):
         if self._threaded:  # a person typing, a bot thinking: keep the event loop free meanwhile
@@ -519,7 +525,8 @@ class _Edge:
     async def _choose(self, scope: trio.CancelScope, action: Choose | Wish) -> None:
         with scope:
             agent = self.options.agent
-            value = await (agent.choose(action.view) if isinstance(action, Choose) else agent.wish())
+            value = await (agent.choose(action.view) if isinstance(action, Choose)
+                           else agent.stop() if action.stop else agent.wish())
             self._scopes.pop(action.token, None)
             await self._post(Chosen(action.token, value))
 

@@ -11,7 +11,10 @@ Everything that decides which message is legal next lives here (``protocol/sessi
   end) · SHUFFLE, LOCK from each seat in order · PLAY by the seat to act, with KEYS only where
   the next mover needs them (§4) · SECRET from each seat, each followed by the same seat's
   COMMIT to the next hand's deck · and at the end FINAL from each seat. ABORT may come from
-  any seat at any time and ends the game.
+  any seat at any time and ends the game. Between hands of an open match each seat says
+  whether to play on, the first "no" ending it; in a match of set hands whose winner the
+  hands left cannot change (log version 4), each seat says whether to stop, the first "play
+  on" playing on (§2, the early stop).
 - Every received message is checked before it changes anything: chain, sender, kind,
   signature, then its body with the deck module (``p2pwhist.deck``) and the rules engine
   (``p2pwhist.games``). A failure is a ``RemoteError`` naming the seat at fault; after any
@@ -85,6 +88,7 @@ from p2pwhist.session_events import (
     Outcome,
     Seated,
     SessionEvent,
+    Settled,
     TableChanged,
     Why,
 )
@@ -100,6 +104,7 @@ from p2pwhist.signed import (
 
 HOST = 0
 SECRET_SIZE = 32
+EARLY_STOP_VERSION = 4  # the log version from which a settled match may stop early (session.md §2)
 CUT_HAND = 0  # the deck protocol's hand number for the cut; real hands count from 1
 
 
@@ -147,6 +152,16 @@ class Aborted(SessionError):
         super().__init__(f"seat {seat} stopped the game: {reason}")
 
 
+@dataclass(frozen=True)
+class _Ended:
+    """Why no further hand is played (``_another_hand``): the set hands or time are over, or
+    ``declined``, the seat whose "no" ended an open match, or ``stopped``, every seat agreed
+    to stop a match of set length whose winner the hands left could not change."""
+
+    declined: int | None = None
+    stopped: bool = False
+
+
 class Need(enum.Enum):
     """What the session needs before our next message can be made."""
 
@@ -155,6 +170,7 @@ class Need(enum.Enum):
     MOVE = "our move"
     DECISION = "the host's decision: is the match's time up?"
     WISH = "our wish: another hand of an open match?"
+    STOP = "our answer: stop a match of set length now that its winner is settled?"
     DONE = "nothing: the match is over"
 
 
@@ -167,7 +183,7 @@ def start_message(key: Ed25519PrivateKey, table: Table) -> SignedMessage:
 
 # What a turn waits for, in the words of ``session_events``: what the seat's player is asked
 # for, if anything; else what the body is.
-_WHY_OF_NEED = {Need.MOVE: Why.MOVE, Need.WISH: Why.WISH, Need.DECISION: Why.DECISION}
+_WHY_OF_NEED = {Need.MOVE: Why.MOVE, Need.WISH: Why.WISH, Need.STOP: Why.STOP, Need.DECISION: Why.DECISION}
 _WHY_OF_BODY: dict[type, Why] = {
     Accept: Why.ACCEPT, Commitment: Why.COMMIT, ShufflePass: Why.SHUFFLE, LockPass: Why.SHUFFLE,
     PositionKeys: Why.KEYS, SecretReveal: Why.SECRET, Forfeit: Why.FORFEIT, MatchSigned: Why.FINAL,
@@ -250,6 +266,7 @@ class Session:
         self._published: list[set[int]] = []  # per seat, the positions it has published keys for
         self._begun = False  # every seat has accepted: from now on, leaving forfeits the match
         self._leaver: Forfeited | None = None
+        self._settled: Settled | None = None  # the last settled winner told, for a resume at its question
         self._events: list[SessionEvent] = [Seated(table, seat)]  # not yet drained (``take_events``)
         self._table_changed = False  # the hand's table changed since the last TableChanged
         self._told: tuple[int, Why] | None = None  # the wait last told (or ours): Awaiting comes on a change
@@ -362,8 +379,8 @@ class Session:
         need, body = self.need, message.body
         if need is Need.MOVE and isinstance(body, CardPlay):
             return Play.from_wire(body.position, len(self.game.deck()))
-        if need in (Need.WISH, Need.DECISION) and isinstance(body, NextHand):
-            return body.more if need is Need.WISH else not body.more  # DECISION asks: is the time up?
+        if need in (Need.WISH, Need.STOP, Need.DECISION) and isinstance(body, NextHand):
+            return body.more if need is Need.WISH else not body.more  # STOP and DECISION ask: stop? time up?
         return None
 
     def receive(self, raw: bytes, via: int) -> SignedMessage:
@@ -562,6 +579,8 @@ class Session:
         self._table_changed = match is not None and len(match.results) < len(match.hands)
         if self.outcome is not None:
             self._events.append(MatchOver(self.outcome))
+        elif self._turn is not None and self._turn.need is Need.STOP:  # the question asked: why it is
+            self._events.append(cast(Settled, self._settled))
         self._told = None
         self._tell_turn()
 
@@ -665,9 +684,10 @@ class Session:
             raise Convicted(verdict.deviation.seat, f"cheated in the cut: {verdict.deviation}", len(self.log) - 1)
         assert verdict.cards is not None  # every pass checked out (deck.md §8)
         self.match = match = Match.after_cut(self.game, self.table.length, verdict.cards[:n])
-        while (yield from self._another_hand(match)):
+        while (ended := (yield from self._another_hand(match))) is None:
             deck = yield from self._hand(match, deck)
-        outcome = Outcome(tuple(match.results), match.points, match.winner)
+        outcome = Outcome(tuple(match.results), match.points, match.winner, declined=ended.declined,
+                          stopped=ended.stopped)
         self._conclude(outcome)
         yield from self._final_signatures(outcome, range(n))
 
@@ -680,26 +700,39 @@ class Session:
             if message.body != summary:
                 raise self._remote(message, f"signs a different match result: {_summary(turn.body_of(message))}")
 
-    def _another_hand(self, match: Match) -> Generator[_Turn, SignedMessage, bool]:
-        """Whether another hand is played (session.md §2). With a set number of hands or
-        minutes the host says so, as the configuration requires (its clock decides a timed
-        match). In an open match the host starts the first hand; before each later one every
-        seat in turn says whether it wishes to play on, and the first "no" ends the match."""
+    def _another_hand(self, match: Match) -> Generator[_Turn, SignedMessage, _Ended | None]:
+        """None if another hand is played, else why not (session.md §2). With a set number of
+        hands or minutes the host says so, as the configuration requires (its clock decides a
+        timed match). In an open match the host starts the first hand; before each later one
+        every seat in turn says whether it wishes to play on, and the first "no" ends the
+        match. In a match of set hands whose winner the hands left cannot change (log version
+        4), every seat in turn is asked whether to stop, and the first "play on" plays on: the
+        match stops only if every seat agrees."""
         length = self.table.length
         if length.open and match.hands and not match.is_over():
             for seat in range(self.players):
                 turn = _Turn(seat, NextHand, Need.WISH, lambda wish: NextHand(bool(wish)))
                 message = yield turn
                 if not turn.body_of(message).more:
-                    return False
-            return True
+                    return _Ended(declined=seat)
+            return None
+        winner = match.settled
+        if winner is not None and self.table.version >= EARLY_STOP_VERSION:
+            self._settled = Settled(winner, cast(int, length.hands) - len(match.hands))
+            self._events.append(self._settled)
+            for seat in range(self.players):
+                turn = _Turn(seat, NextHand, Need.STOP, lambda stop: NextHand(not stop))
+                message = yield turn
+                if turn.body_of(message).more:
+                    return None
+            return _Ended(stopped=True)
         decision = _Turn(HOST, NextHand, Need.DECISION, lambda up: NextHand(not match.is_over(bool(up))))
         message = yield decision
         more = decision.body_of(message).more
         if more and match.is_over(time_up=False) or not more and (length.minutes is None or not match.hands) \
                 and not match.is_over():
             raise self._remote(message, "decided the match length against the agreed configuration")
-        return more
+        return None if more else _Ended()
 
     def _new_deck(self, number: int) -> Deck:
         """Deck ``number`` (0 the cut, then each hand's), with our fresh secret: drawn here, at

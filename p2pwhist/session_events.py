@@ -16,8 +16,11 @@ Rules the events keep:
 - ``Awaiting`` comes when the log starts waiting for another seat, or for another reason: not
   after every message of one seat's run of them. Our own turns are never told, but count as a
   change, so the same wait told before ours is told again after it.
+- ``Settled`` comes right before the seats are asked whether to stop a match whose winner
+  the hands left cannot change, so an interface can say why it asks (a rebuilt session
+  waiting at that question says it again).
 - ``MatchOver`` comes as soon as the result is settled; only ``Awaiting`` for the seats'
-  signatures on it (FORFEIT, FINAL) follows.
+  signatures on it (FORFEIT, FINAL) follows. ``Outcome.line`` words it alike everywhere.
 
 Events hold the session's live objects (the match, the hand), not copies, which would cost a
 copy of a hand per message: read them when drained, right after the message that made them.
@@ -28,12 +31,14 @@ Pure: no trio, no I/O.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
 from p2pwhist.bodies import Table
 from p2pwhist.games.base import HandResult, HandState, Play
 from p2pwhist.games.match import Match
+from p2pwhist.text import YOU, match_line
 
 
 @dataclass(frozen=True)
@@ -49,12 +54,36 @@ class Forfeited:
 
 @dataclass(frozen=True)
 class Outcome:
-    """The agreed end of a match: played to its end, or forfeited by a seat that left."""
+    """The agreed end of a match: played to its end, ended by a seat's "no more" (an open
+    match, ``declined``), stopped by every seat once its winner was settled (``stopped``), or
+    forfeited by a seat that left."""
 
     hands: tuple[HandResult, ...]
     points: tuple[int, ...]
     winner: int | None
     forfeited: Forfeited | None = None
+    declined: int | None = None  # the seat whose wish ended an open match
+    stopped: bool = False  # every seat agreed to stop with hands left, the winner settled (session.md §2)
+
+    def reason(self, names: Sequence[str]) -> str | None:
+        """Why the match ended before its set end, in words: "bob would rather stop", "bob left
+        the match: REASON", "Everyone agreed to stop"; None if it was played to its end
+        (``names``: every seat's, "You" for ours)."""
+        if self.forfeited is not None:
+            return f"{names[self.forfeited.seat]} left the match: {self.forfeited.reason}"
+        if self.declined is not None:
+            return f"{names[self.declined]} would rather stop"
+        return "Everyone agreed to stop" if self.stopped else None
+
+    def line(self, names: Sequence[str]) -> str:
+        """The match's end in words, for every interface, at once: "bob would rather stop: the
+        match is over. Points: alice 2, bob 1; alice wins the match." """
+        left = self.forfeited
+        result = match_line(names, self.points, self.winner, left and left.seat) + "."
+        reason = self.reason(names)
+        if reason is None:
+            return f"The match is over. {result}"
+        return f"{reason}. The match is over. {result}" if left else f"{reason}: the match is over. {result}"
 
 
 class Why(enum.Enum):
@@ -68,6 +97,7 @@ class Why(enum.Enum):
     MOVE = "Waiting for {name}..."
     SECRET = "Waiting for {name}'s secret, to check every card..."  # the hand is over
     WISH = "{name} is asked whether to play another hand..."  # an open match
+    STOP = "{name} is asked whether to stop, the winner being settled..."  # a match of set length
     DECISION = "Waiting for {name} to start the next hand or end the match..."  # the host
     FORFEIT = "Waiting for {name} to sign the forfeit..."
     FINAL = "Waiting for {name} to sign the match result..."
@@ -81,7 +111,7 @@ class Why(enum.Enum):
     def is_choice(self) -> bool:
         """Whether a player chooses the message (a person may take their time); the seat's
         program makes every other one at once."""
-        return self in (Why.MOVE, Why.WISH)
+        return self in (Why.MOVE, Why.WISH, Why.STOP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +162,21 @@ class HandOver:
 
 
 @dataclass(frozen=True, slots=True)
+class Settled:
+    """After a hand of a match of set length: ``winner`` wins it whatever the ``left`` hands
+    left give (``Match.settled``), and every seat is asked whether to stop now (session.md §2)."""
+
+    winner: int
+    left: int
+
+    def line(self, names: Sequence[str]) -> str:
+        """"alice has won the match: the last hand cannot change it" (``names`` as ``Outcome.line``)."""
+        rest = "the last hand cannot" if self.left == 1 else f"the last {self.left} hands cannot"
+        name = names[self.winner]
+        return f"{name} {'have' if name == YOU else 'has'} won the match: {rest} change it"
+
+
+@dataclass(frozen=True, slots=True)
 class MatchOver:
     """The match's result is settled: played to its end, or forfeited by a seat that left."""
 
@@ -146,4 +191,4 @@ class Awaiting:
     why: Why
 
 
-SessionEvent: TypeAlias = Seated | Dealing | TableChanged | Moved | HandOver | MatchOver | Awaiting
+SessionEvent: TypeAlias = Seated | Dealing | TableChanged | Moved | HandOver | Settled | MatchOver | Awaiting

@@ -37,6 +37,13 @@ ENTER = "\r"
 DEADLINE = 30.0  # seconds for any one thing to appear on screen
 
 
+def _remember_a_name(home: Path) -> None:
+    """A person at a terminal is asked their name once (test_names): here it was asked before."""
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "name").exists():
+        (home / "name").write_text(f"{os.environ.get('USER') or 'player'}\n")
+
+
 class Terminal:
     """One ``p2pwhist`` command in an 80x24 pseudo-terminal, and the screen it has drawn."""
 
@@ -46,6 +53,7 @@ class Terminal:
                 "P2PWHIST_HOME": str(home)}
         base.pop("NO_COLOR", None)
         env = {**base, **(env or {})}
+        _remember_a_name(home)
         self.child = pexpect.spawn(sys.executable, ["-m", "p2pwhist", *args], env=env, dimensions=(rows, cols),
                                    encoding="utf-8", codec_errors="replace")
         self.screen = pyte.Screen(cols, rows)

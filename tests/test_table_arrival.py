@@ -56,8 +56,8 @@ async def _meet(tmp_path, host, network: MemoryNetwork, **extra) -> net.GameReco
 
 @pytest.mark.parametrize(
     "change, reason, known",
-    [({"version": 99}, "this game speaks protocol version 99; this p2pwhist speaks version 3", False),
-     ({"version": 1}, "this game speaks protocol version 1; this p2pwhist speaks version 3", False),
+    [({"version": 99}, "this game speaks protocol version 99; this p2pwhist speaks version 4", False),
+     ({"version": 1}, "this game speaks protocol version 1; this p2pwhist speaks version 4", False),
      ({"game": {"game": "bridge", "players": 2}}, "unknown game 'bridge'", False),
      ({"game": {"game": [1]}}, "unknown game an array of 1", False),
      ({"version": "DEEP"}, "nested more than 8 levels", True),

@@ -490,7 +490,8 @@ def test_the_plain_interface_says_whom_it_waits_for_and_follows_each_trick(tmp_p
     import pexpect
 
     env = dict(os.environ, P2PWHIST_HOME=str(tmp_path), NO_COLOR="1", TERM="xterm")
-    child = pexpect.spawn(sys.executable, ["-m", "p2pwhist", "play", "--plain", "--hands", "1", "--bot", "random"],
+    child = pexpect.spawn(sys.executable, ["-m", "p2pwhist", "play", "--plain", "--hands", "1", "--bot", "random",
+                                           "--name", "ann"],
                           cwd=str(REPO), env=env, encoding="utf-8", timeout=60, dimensions=(40, 120))
     child.logfile_read = screen = io.StringIO()
     try:
@@ -510,8 +511,8 @@ def test_the_plain_interface_says_whom_it_waits_for_and_follows_each_trick(tmp_p
 
 
 def test_the_plain_interface_says_whom_it_waits_for_only_while_a_player_chooses(capsys) -> None:
-    """A move and another hand of an open match are worth a line; the messages a seat's program
-    sends at once (keys, shuffles, signatures) are not."""
+    """A move, another hand of an open match and stopping a settled one are worth a line; the
+    messages a seat's program sends at once (keys, shuffles, signatures) are not."""
     from p2pwhist.cli_play import _Display
     from p2pwhist.inprocess import open_table
     from p2pwhist.session_events import Awaiting, Seated, Why
@@ -522,4 +523,5 @@ def test_the_plain_interface_says_whom_it_waits_for_only_while_a_player_chooses(
     for why in Why:
         display.on_event(Awaiting(1, why))
     assert capsys.readouterr().out.splitlines() == ["Waiting for seat1...",
-                                                    "seat1 is asked whether to play another hand..."]
+                                                    "seat1 is asked whether to play another hand...",
+                                                    "seat1 is asked whether to stop, the winner being settled..."]

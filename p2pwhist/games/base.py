@@ -172,6 +172,9 @@ class Game(Protocol):
     """A game: static facts plus a factory of hands (OpenSpiel's ``Game``)."""
 
     name: ClassVar[str]
+    # The most points one hand gives a seat towards the match (``HandResult.points``): what
+    # tells a match of set length that the hands left cannot change its winner (``Match.settled``).
+    most_hand_points: ClassVar[int]
 
     def deck(self) -> tuple[Card, ...]: ...
 

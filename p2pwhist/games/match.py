@@ -76,6 +76,23 @@ class Match:
         hands = self.length.hands or MAX_HANDS
         return time_up and bool(self.hands) or len(self.hands) >= min(hands, MAX_HANDS)
 
+    @property
+    def settled(self) -> int | None:
+        """The seat that wins this match of set length whatever the hands left give, while
+        some are left: every other seat trails it by more than those hands could give it
+        (the game's ``most_hand_points`` each), so none can catch up, nor draw level. None
+        while a hand is in progress, with no hand left, in a match of no set length (its end
+        is not foreseen), or while another seat could still catch up."""
+        if self.length.hands is None or len(self.results) < len(self.hands) or self.forfeited is not None:
+            return None
+        left = self.length.hands - len(self.hands)
+        points, leader = self.points, self.winner
+        if left <= 0 or leader is None:
+            return None
+        reach = left * self.game.most_hand_points
+        return leader if all(points[seat] + reach < points[leader] for seat in range(len(points)) if seat != leader) \
+            else None
+
     def start_hand(self, cards: Sequence[Card | None] | None = None, **options: Any) -> HandState:
         if len(self.results) < len(self.hands):
             raise ConfigError("the previous hand has not been recorded")

@@ -153,9 +153,11 @@ class Choose:
 
 @dataclass(frozen=True, slots=True)
 class Wish:
-    """Our person says whether to play another hand of an open match (a bot: yes)."""
+    """Our person says whether to play another hand of an open match (a bot: yes), or with
+    ``stop``, whether to stop a match of set length whose winner is settled (a bot: yes)."""
 
     token: int
+    stop: bool = False
 
 
 @dataclass(frozen=True, slots=True)

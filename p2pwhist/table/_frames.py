@@ -36,8 +36,9 @@ from p2pwhist.wire import WireError, describe, pack, unpack
 
 # The version of the frames outside the log a peer speaks, said in HELLO and WELCOME: version 3
 # brought the lobby's (LOBBY, VOUCH, WELCOME's game). The log has its own version, in START
-# (``bodies.LOG_VERSION``, 3 since START carries the table's time limits): an older peer, of
-# frames 3 and log 2, passes the door and refuses our START in one line naming the versions;
+# (``bodies.LOG_VERSION``, 3 since START carries the table's time limits, 4 since a settled
+# match may stop early): an older peer, of frames 3 and log 2 or 3, passes the door and refuses
+# our START in one line naming the versions; we still play a table of log version 3, and
 # version-2 transcripts still resume and verify.
 PROTOCOL_VERSION = 3
 GAME_ID_SIZE = 32  # SHA-256 of START (session.md §3)

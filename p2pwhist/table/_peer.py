@@ -50,6 +50,7 @@ from p2pwhist.table._limits import Limits
 # for the shorter of the table's two limits, less this slack: its clock started a relay's
 # latency after the declarer's, and clocks run at slightly different rates (session.md §7.3).
 SLACK_SECONDS = 2.0
+_ASKED = (Need.MOVE, Need.WISH, Need.STOP)  # what our person or bot is asked (``Choose``, ``Wish``)
 SLACK_SHARE = 0.05
 
 
@@ -108,7 +109,7 @@ class Peer:
         if self._taking is not None:
             return True
         need = self.session.need
-        return need is not Need.PEER and not (need in (Need.MOVE, Need.WISH) and self.choosing is not None)
+        return need is not Need.PEER and not (need in _ASKED and self.choosing is not None)
 
     def work(self, now: float) -> list[Action]:
         """One step: take the message passed on, or make our next message, or ask our person
@@ -131,12 +132,13 @@ class Peer:
             return []
         if need is Need.PEER:
             return []
-        if need in (Need.MOVE, Need.WISH):
+        if need in _ASKED:
             if self.choosing is not None:
                 return []
             self._tokens += 1
             self.choosing = self._tokens
-            return [Choose(self.choosing, session.view()) if need is Need.MOVE else Wish(self.choosing)]
+            return [Choose(self.choosing, session.view()) if need is Need.MOVE
+                    else Wish(self.choosing, stop=need is Need.STOP)]
         return self._make(self._time_up(now) if need is Need.DECISION else None)
 
     def chosen(self, token: int, value: object, now: float) -> list[Action]:

@@ -51,6 +51,7 @@ from p2pwhist.session_events import (
     Moved,
     Seated,
     SessionEvent,
+    Settled,
     TableChanged,
 )
 from p2pwhist.text import Style
@@ -202,7 +203,8 @@ class FullScreenPlayer:
         self._results = 0
         self._match_shown = False
         self._move: trio.Event | None = None
-        self._answer: trio.Event | None = None  # set while "another hand?" is asked
+        self._answer: trio.Event | None = None  # set while "another hand?" or "stop now?" is asked
+        self._question = ""  # the one asked
         self._wish = True
         self._chosen: Play | None = None
         self._helpers: trio.Nursery | None = None  # open while our move is awaited: a hint thinks in it
@@ -319,10 +321,10 @@ class FullScreenPlayer:
                              else f"Shuffling and dealing hand {event.hand}...")
         elif isinstance(event, HandOver):
             self.hand_over(event.hand, event.result, event.points)
+        elif isinstance(event, Settled):  # the stop question follows
+            self._add_event(event.line(self.names) + ".")
         elif isinstance(event, MatchOver):
-            outcome = event.outcome
-            left = None if outcome.forfeited is None else outcome.forfeited.seat
-            self.match_over(outcome.points, outcome.winner, left)
+            self.match_over(event.outcome.line(self.names))
         elif isinstance(event, Awaiting):  # a new wait, even for the same seat: its clock starts now
             self.turn_seat, self.turn_since = event.seat, trio.current_time()
             self.status = event.why.line(self.names[event.seat])
@@ -338,7 +340,7 @@ class FullScreenPlayer:
             self._results = len(match.results)
             self.hand_over(match.hands[-1], match.results[-1], match.points)
             if match.is_over():
-                self.match_over(match.points, match.winner)
+                self.match_over(text.match_line(self.names, match.points, match.winner) + ".")
             else:
                 self._set_status(None, "Shuffling and dealing the next hand...")
         self.refresh()
@@ -390,15 +392,14 @@ class FullScreenPlayer:
         body = self.words.hand_result(hand, result, self.names, self.style, self.hand_no)
         self._add_event(body + "\n" + text.row("Points", text.tally(self.names, points)))
 
-    def match_over(self, points: Sequence[int], winner: int | None, left: int | None = None) -> None:
-        """The match's result (``left``: the seat that left it and forfeits), added to the hand's
+    def match_over(self, line: str) -> None:
+        """The match's end in words (``Outcome.line``: why, and the result), added to the hand's
         result if that is still on screen."""
         self._match_shown = True
-        line = text.match_line(self.names, points, winner, left)
         if self.events:
-            self.events[-1] += "\n\n" + line + "."
+            self.events[-1] += "\n\n" + line
         else:
-            self._add_event(line + ".")
+            self._add_event(line)
 
     def _hand_history(self, view: View) -> list[str]:
         header = self.words.header(view, self.names, self.style, self.hand_no)
@@ -441,7 +442,16 @@ class FullScreenPlayer:
 
     async def another_hand(self) -> bool:
         """Whether to play another hand of an open match: asked once every event is seen."""
+        return await self._ask("Another hand?  y / Enter: yes    n: no (ends the match)")
+
+    async def stop_early(self) -> bool:
+        """Whether to stop a match whose winner is settled (``Settled``, shown before)."""
+        return await self._ask("Stop now?  y / Enter: stop (if everyone agrees)    n: play on")
+
+    async def _ask(self, question: str) -> bool:
+        """A yes or no question, Enter meaning yes."""
         self._open.set()
+        self._question = question
         self._answer = trio.Event()
         self._wish = True
         self.refresh()
@@ -669,8 +679,7 @@ class FullScreenPlayer:
             box = urwid.AttrMap(urwid.LineBox(urwid.Pile([body, urwid.Divider(), footer])), "event")
             return urwid.Overlay(box, self._frame, "center", ("relative", 86), "middle", "pack")
         if self._answer is not None:
-            body = urwid.Text(("event title", "Another hand?  y / Enter: yes    n: no (ends the match)"),
-                              align="center")
+            body = urwid.Text(("event title", self._question), align="center")
             box = urwid.AttrMap(urwid.LineBox(body), "event")
             return urwid.Overlay(box, self._frame, "center", ("relative", 70), "middle", "pack")
         return self._frame

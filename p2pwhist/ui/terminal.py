@@ -197,9 +197,16 @@ class TerminalPlayer:
 
     def another_hand(self) -> bool:
         """Ask whether to play another hand of an open match; Enter means yes."""
+        return self._yes_or_no("Another hand? [Y/n] ")
+
+    def stop_early(self) -> bool:
+        """Ask whether to stop a match whose winner is settled (said just before); Enter means yes."""
+        return self._yes_or_no("Stop now, if everyone agrees? [Y/n] ")
+
+    def _yes_or_no(self, question: str) -> bool:
         _discard_typed_ahead(self.infile)
         while True:
-            self.screen.say("Another hand? [Y/n] ", end="")
+            self.screen.say(question, end="")
             line = self.infile.readline()
             if not line:
                 raise InputClosed("input closed (end of file): you left the game")

@@ -146,6 +146,8 @@ class Box:
     """The game configuration all peers agree on before play (the rules' *options*)."""
 
     name: ClassVar[str] = "box"
+    # Rule 11: a game gives each seat that did not lose 1 point (seed) or its one winner 1 (pagat).
+    most_hand_points: ClassVar[int] = 1
     players: int = DEFAULT_PLAYERS
     variant: Variant = Variant.SEED
 

@@ -114,6 +114,7 @@ class BoxWhist:
     """The game configuration all peers agree on before play (the rules' *options*)."""
 
     name: ClassVar[str] = "boxwhist"
+    most_hand_points: ClassVar[int] = 1  # rule 11: 1 to the hand's winner, none for a draw
     players: int = 2
     # Rule 4: the rotation of trumps from hand to hand; None is a no-trump hand.
     trump_sequence: tuple[Suit | None, ...] = DEFAULT_TRUMP_SEQUENCE

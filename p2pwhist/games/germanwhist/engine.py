@@ -83,6 +83,7 @@ class GermanWhist:
     """The game configuration both peers agree on before play (the rules' *options*)."""
 
     name: ClassVar[str] = "germanwhist"
+    most_hand_points: ClassVar[int] = 1  # rule 9: 1 to the hand's winner, none for a draw
     players: int = PLAYERS
     variant: Scoring = Scoring.LAST13  # rule 9
 
