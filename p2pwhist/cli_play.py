@@ -133,7 +133,8 @@ class _Display:
         outcome = record.outcome
         assert outcome is not None
         left = outcome.forfeited
-        print("\n".join(match_summary(names, outcome.hands, game_entry(record.table.game).text.result_line)))
+        for line in match_summary(names, outcome.hands, game_entry(record.table.game).text.result_line):
+            print(line)
         reason = outcome.reason(names)  # who left, or declined, or that everyone agreed to stop
         if reason is not None:
             print(f"{reason}.")

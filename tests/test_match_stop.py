@@ -132,14 +132,14 @@ def test_a_settled_match_stops_when_every_seat_agrees_and_verify_and_show_accept
     outcome = sessions[1].outcome
     assert outcome.stopped and len(outcome.hands) == 2 and outcome.points == (0, 2) and outcome.winner == 1
     assert outcome.line(["alice", "bob"]) == ("Everyone agreed to stop: the match is over. "
-                                              "Points: alice 0, bob 2; bob wins the match.")
+                                              "Final points: alice 0, bob 2; bob wins the match.")
     stops = [m for m in sessions[0].log if m.kind is Kind.HAND and m.body == NextHand(False)]
     assert [m.seat for m in stops] == [0, 1]  # each seat signed its agreement
     path = _file(tmp_path, sessions[0].log)
     code, report = _verify(path, capsys)
     assert code == 0 and report["valid"] and report["complete"] and len(report["hands"]) == 2
     assert cli.main(["show", path]) == 0
-    assert "Points: seat0 0, seat1 2; seat1 wins the match." in capsys.readouterr().out
+    assert "Final points: seat0 0, seat1 2; seat1 wins the match." in capsys.readouterr().out
 
 
 def test_one_seat_that_plays_on_plays_the_last_hand():
@@ -182,15 +182,15 @@ def test_an_open_match_says_who_declined():
     assert over.outcome.declined == 1
     points = over.outcome.points
     line = over.outcome.line(["alice", "bob"])
-    assert line.startswith("bob would rather stop: the match is over. Points: ")
+    assert line.startswith("bob would rather stop: the match is over. Final points: ")
     assert f"alice {points[0]}, bob {points[1]}" in line
 
 
 def test_the_end_of_a_match_in_words():
     names = ["You", "bob"]
     assert Outcome((), (2, 1), 0, declined=0).line(names) == \
-        "You would rather stop: the match is over. Points: You 2, bob 1; You win the match."
-    assert Outcome((), (2, 1), 0).line(names) == "The match is over. Points: You 2, bob 1; You win the match."
+        "You would rather stop: the match is over. Final points: You 2, bob 1; you win the match."
+    assert Outcome((), (2, 1), 0).line(names) == "The match is over. Final points: You 2, bob 1; you win the match."
     assert Settled(0, 2).line(names) == "You have won the match: the last 2 hands cannot change it"
     assert Why.STOP.is_choice
 
@@ -205,14 +205,14 @@ def test_both_interfaces_say_at_once_who_declined_and_the_result(capsys, tmp_pat
     full = FullScreenPlayer(color=False)
     full.on_event(Seated(table, 0))
     full.on_event(MatchOver(outcome))
-    assert full.events == ["seat1 would rather stop: the match is over. Points: You 2, seat1 1; You win the match."]
+    assert full.events == ["seat1 would rather stop: the match is over. Final points: You 2, seat1 1; you win the match."]
     plain = _Display("random")
     plain.on_event(Seated(table, 0))
     plain.on_event(Settled(0, 1))
     plain.finish(GameRecord(outcome, tmp_path / "game.p2pw", table))
     assert capsys.readouterr().out.splitlines()[:3] == [
         "seat0 has won the match: the last hand cannot change it.", "seat1 would rather stop.",
-        "Match over. Points: seat0 2, seat1 1; seat0 wins the match."]
+        "Match over. Final points: seat0 2, seat1 1; seat0 wins the match."]
 
 
 def test_the_stop_question_goes_to_the_person_or_bot_and_a_bot_agrees():
@@ -312,11 +312,11 @@ def test_at_the_full_screen_table_an_open_match_ends_at_once_saying_who_declined
         host.wait_for(lambda s: "Another hand?" in s, "the question", others=(guest,))
         host.send("n")
         screen = host.wait_for(lambda s: "would rather stop" in s, "the match's end", others=(guest,))
-        assert "You would rather stop: the match is over." in screen and "Points: You " in screen
+        assert "You would rather stop: the match is over." in screen and "Final points: You " in screen
         host.send(" ")
         assert host.finish() == 0
         assert guest.finish() == 0
-        assert "alice would rather stop." in guest.output and "Match over. Points: alice " in guest.output
+        assert "alice would rather stop." in guest.output and "Match over. Final points: alice " in guest.output
     finally:
         host.kill()
         if guest is not None:
