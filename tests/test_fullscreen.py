@@ -34,6 +34,10 @@ pexpect = pytest.importorskip("pexpect")
 pyte = pytest.importorskip("pyte")
 
 ENTER = "\r"
+ESC = "\x1b"
+# The last line of a popup: a hand's end ("Press Enter, space or Esc"), an alert or the last
+# trick ("Press any key").
+POPUP = re.compile(r"Press (any key|Enter, space or Esc)")
 DEADLINE = 30.0  # seconds for any one thing to appear on screen
 
 
@@ -139,12 +143,12 @@ def _play_out(terminal: Terminal, result: str) -> tuple[str, int]:
     until the hand's result (containing ``result``) is on screen; return it and the turns played."""
     turns = 0
     while True:
-        screen = terminal.wait_for(lambda s: "Press any key" in s or "Your turn" in s.split("\n")[0],
+        screen = terminal.wait_for(lambda s: POPUP.search(s) or "Your turn" in s.split("\n")[0],
                                    "turn or event", settled=True)
-        if "Press any key" in screen:
+        if POPUP.search(screen):
             if result in screen:
                 return screen, turns
-            terminal.send(" ")  # an alert ("your box is open"): the key dismisses it and is not played
+            terminal.send(ESC)  # an alert ("your box is open"): Esc only closes it
             terminal.wait_for(lambda s, before=screen: s != before, "the alert dismissed")
             continue
         terminal.send(ENTER)
@@ -235,14 +239,14 @@ def test_two_people_see_each_other_play_and_keys_out_of_turn_are_not_played(term
             for terminal in both:
                 terminal.pump(0.02)
             for a, b in (both, both[::-1]):
-                if "Your turn" in a.text.split("\n")[0] and "Press any key" not in a.text:
+                if "Your turn" in a.text.split("\n")[0] and not POPUP.search(a.text):
                     mover, waiter = a, b
             if mover is not None and "Waiting for" in waiter.text.split("\n")[0]:
                 break
-            for terminal in both:  # an alert ("your box is open") is dismissed, with one key
-                if "Press any key" in terminal.text:
-                    terminal.send(" ")
-                    terminal.wait_for(lambda s: "Press any key" not in s, "the alert dismissed", others=both)
+            for terminal in both:  # an alert ("your box is open") is closed with Esc, which does nothing else
+                if POPUP.search(terminal.text):
+                    terminal.send(ESC)
+                    terminal.wait_for(lambda s: not POPUP.search(s), "the alert closed", others=both)
             mover = None
         assert mover is not None, f"no turn on either screen:\n{host.text}\n----\n{guest.text}"
         name = "alice" if waiter is guest else "bob"
@@ -345,7 +349,7 @@ def test_the_table_redraws_cleanly_after_each_resize_with_the_hand_whole(termina
         assert sum(line.strip().startswith("Hand:") for line in screen.split("\n")) == 1, screen
         assert "Your turn" in screen.split("\n")[0] and "History" in screen and "Trumps:" in screen
     player.send(ENTER)  # and it still plays
-    player.wait_for(lambda s: "Trick 1:" in s or "Press any key" in s, "the first trick in the history")
+    player.wait_for(lambda s: "Trick 1:" in s or POPUP.search(s), "the first trick in the history")
     assert _colour_codes(player.output), "colour is on without NO_COLOR"
 
 
@@ -450,15 +454,15 @@ async def test_a_hint_thinks_off_the_event_loop_and_a_move_made_meanwhile_drops_
         async with trio.open_nursery() as nursery:
             await nursery.start(full.open_screen)
             nursery.start_soon(person)
-            await _until(lambda: full.status.startswith("Your turn"), "our turn")
+            await _until(lambda: full.model.status.startswith("Your turn"), "our turn")
             os.write(typing, b"h")
             await _until(thinking.is_set, "hint thinking")
-            assert full.message == "Hint: thinking\u2026"
+            assert full.model.message == "Hint: thinking\u2026"
             os.write(typing, b"\r")  # Enter plays the highlighted card while the hint thinks
-            await _until(lambda: full.message.startswith("You played"), "our play")
+            await _until(lambda: full.model.message.startswith("You played"), "our play")
             go_on.set()
             await _until(lambda: played, "the move returned")
-            assert played[0] in view.legal_moves and full.message.startswith("You played")  # no hint shown
+            assert played[0] in view.legal_moves and full.model.message.startswith("You played")  # no hint shown
             nursery.cancel_scope.cancel()
 
 
@@ -479,7 +483,7 @@ async def test_play_local_bots_think_off_the_event_loop_so_the_screen_takes_keys
             nursery.start_soon(full.run, _local_turns, full, local, [None, SlowBot()])
             await _until(thinking.is_set, "the bot thinking")  # seat 1 leads with this seed
             os.write(typing, b"x")
-            await _until(lambda: full.message.startswith("Not your turn"), "the key refused")
+            await _until(lambda: full.model.message.startswith("Not your turn"), "the key refused")
             go_on.set()
-            await _until(lambda: full.status.startswith("Your turn"), "our turn after the bot's move")
+            await _until(lambda: full.model.status.startswith("Your turn"), "our turn after the bot's move")
             nursery.cancel_scope.cancel()
