@@ -277,6 +277,45 @@ def test_two_people_see_each_other_play_and_keys_out_of_turn_are_not_played(term
         terminal.kill()
 
 
+def _seated_pair(terminals) -> tuple[Terminal, Terminal]:
+    """alice hosting a 1-hand match and bob joined, both at the table with the cards dealt."""
+    host = terminals("host", "--port", "0", "--hands", "1", "--name", "alice", "--bind", "127.0.0.1",
+                     home="alice")
+    screen = host.wait_for(lambda s: "--expect" in s, "the join command")
+    command = next(line for line in screen.split("\n") if "--expect" in line)
+    address = re.search(r"join (\S+)", command).group(1)
+    expect = re.search(r"--expect (\S+)", command).group(1)
+    guest = terminals("join", address, "--expect", expect, "--name", "bob", home="bob")
+    answered: set[int] = set()
+    for terminal, other in ((host, guest), (guest, host)):
+        end = time.monotonic() + DEADLINE
+        while time.monotonic() < end and "Trumps:" not in terminal.text:
+            terminal.pump()
+            other.pump(0)
+            _answer_trust(terminal, answered)
+        assert "Trumps:" in terminal.text, terminal.text
+    return host, guest
+
+
+LEFT = re.compile(r"bob lost connection; waiting for them to return \((\d+):(\d\d) left\)")
+
+
+def test_a_peer_killed_mid_hand_is_shown_away_with_its_time_counting_down(terminals):
+    host, guest = _seated_pair(terminals)
+    guest.child.kill(9)  # no word from bob: its process is simply gone
+    seen = []
+    for _ in range(2):  # the line as first read, then read again once it has changed
+        screen = host.wait_for(lambda s: LEFT.search(s) and (not seen or LEFT.search(s).groups() != seen[-1]),
+                               "bob away, the time left changed")
+        seen.append(LEFT.search(screen).groups())
+    (m1, s1), (m2, s2) = seen
+    assert int(m2) * 60 + int(s2) < int(m1) * 60 + int(s1), seen
+    assert "Trumps:" in host.text and "Hand:" in host.text  # mid-hand
+    host.send(ESC)  # a key (closing a popup, or refused) does not take the line away
+    host.wait_for(lambda s, before=host.text: s != before, "the key taken")
+    assert LEFT.search(host.wait_for(lambda s: LEFT.search(s), "bob still away")), host.text
+
+
 # -- play --local: the same table, with the match in this process -------------------------------
 
 CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
@@ -348,6 +387,12 @@ def test_the_table_redraws_cleanly_after_each_resize_with_the_hand_whole(termina
         assert player.row("Box:").split(":", 1)[1].split() == ["box", "1", "box", "2", "box", "3", "box", "4"]
         assert sum(line.strip().startswith("Hand:") for line in screen.split("\n")) == 1, screen
         assert "Your turn" in screen.split("\n")[0] and "History" in screen and "Trumps:" in screen
+    player.resize(40, 12)  # too small for the table: only how large it must be
+    screen = player.wait_for(lambda s: "make the terminal at least" in s, "the size asked for at 40x12")
+    assert "Trumps:" not in screen and "Hand:" not in screen and "Your turn" not in screen, screen
+    player.resize(60, 20)  # large enough again: the table comes back
+    player.wait_for(_drawn_at(60, 20, "Box Whist"), "the table drawn again at 60x20")
+    assert _hand_pane(player) == hand and "Trumps:" in player.text and "Hands won:" in player.text
     player.send(ENTER)  # and it still plays
     player.wait_for(lambda s: "Trick 1:" in s or POPUP.search(s), "the first trick in the history")
     assert _colour_codes(player.output), "colour is on without NO_COLOR"
