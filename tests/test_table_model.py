@@ -19,6 +19,7 @@ import trio.testing
 import urwid
 
 from p2pwhist import text
+from p2pwhist.cli import build_parser
 from p2pwhist.games.base import Play
 from p2pwhist.games.bots import RandomBot
 from p2pwhist.games.match import MatchLength
@@ -365,3 +366,11 @@ async def test_auto_forced_makes_our_only_legal_move_after_a_pause_with_a_line_s
             await trio.sleep(60)
             assert played == ([view.legal_moves[0]] if auto else [])
             nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("command", [["play"], ["host"], ["join", "127.0.0.1"]])
+def test_quiet_and_auto_forced_are_options_of_every_command_that_plays(command):
+    args = build_parser().parse_args([*command, "--quiet", "--auto-forced"])
+    assert args.quiet and args.auto_forced
+    args = build_parser().parse_args(command)
+    assert not args.quiet and not args.auto_forced

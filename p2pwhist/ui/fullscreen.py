@@ -9,7 +9,8 @@ names no game.
 The screen, top to bottom: a title line that says whose turn it is, or what the game waits for
 ("Waiting for North... 12 s", "Waiting for North to shuffle the cards..."), the table as the
 seat knows it, the seat's cards (legal ones highlighted, suit colours), the history of every
-trick or round so far, a line for typing and messages, and the keys.
+trick or round so far, a line saying who is away and for how long (only while someone is), a
+line for typing and messages, and the keys.
 
 What the table shows and what a key does is ``model.TableModel``, a value with no terminal;
 this module draws it with urwid and runs its trio side:
@@ -19,9 +20,9 @@ this module draws it with urwid and runs its trio side:
   and once a second while a clock runs (someone thinking, someone away).
 - Everything runs on the trio loop, so ``choose`` is a coroutine; only a hint (``h``) thinks
   in a worker thread, which ends before ``choose`` returns: the view it reads is live.
-- Below the size the largest table needs (``MIN_COLS`` by ``MIN_ROWS``), or whenever the table
-  and the hand would not fit whole, the screen says only how large to make the terminal: a
-  table cut short (no trumps, no trick, no score) would mislead.
+- Narrower than ``MIN_COLS``, or too short to show this table and hand whole, the screen says
+  only "make the terminal at least MIN_COLS x MIN_ROWS", the size where every table of every
+  game fits: a table cut short (no trumps, no trick, no score) would mislead.
 - When our turn comes after someone else's, the terminal bell rings and the window title says
   so (unless ``quiet``); with ``auto_forced``, a move that is our only legal one is made for us
   after ``FORCED_PAUSE``, always the same, whatever the hand holds.
@@ -42,7 +43,7 @@ import trio
 import urwid
 
 from p2pwhist import text
-from p2pwhist.games.base import BotFactory, GameText, HandResult, HandState, Play, View
+from p2pwhist.games.base import BotFactory, GameText, Play, View
 from p2pwhist.games.match import Match
 from p2pwhist.games.registry import game_entry
 from p2pwhist.session_events import Moved, Seated, SessionEvent
@@ -71,10 +72,11 @@ PALETTE = [
 ]
 
 _RED_CARD = re.compile(r"(?:10|[2-9JQKA])[\u2665\u2666]")  # a red card as Style writes it with symbols
-# The smallest terminal every table fits in whole, with its hand, title, typing line and two
-# lines of history: Box for 6 (the tallest table) needs 25 rows at 60 columns; narrower, the
-# title's status is cut off and the tables grow taller as their lines wrap. Measured over
-# random deals of every game and table size (tests/test_table_model.py checks it stays true).
+# The smallest terminal every table fits in whole, with its hand, title, typing line, a seat
+# away and two lines of history: the tallest, Box Whist for 4 and Box for 5 or 6, need 25
+# rows at 60 columns; narrower, the title's status is cut off and the tables grow taller as
+# their lines wrap. Measured over random deals of every game and table size, with the bots'
+# names (tests/test_table_model.py checks it stays true).
 MIN_COLS, MIN_ROWS = 60, 25
 # The pause before a forced move is made for us: the same every time, so its length tells
 # nothing of the hand (a person's other moves take as long as they take).
@@ -356,9 +358,6 @@ class FullScreenPlayer:
     def show(self, view: View, hand_no: int, points: Sequence[int] | None) -> None:
         """The table as ``view`` knows it, in hand ``hand_no`` of the match."""
         self.model.show(view, hand_no, points, trio.current_time())
-
-    def hand_over(self, hand: HandState, result: HandResult, points: Sequence[int]) -> None:
-        self.model.hand_over(hand, result, points, trio.current_time())
 
     # -- choosing a move -------------------------------------------------------------------------
 
