@@ -194,6 +194,10 @@ def _level_argument(parser: argparse.ArgumentParser) -> None:
 def _plain_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plain", action="store_true", help="the line interface, not the full-screen table "
                         "(which is the default for a person at a terminal)")
+    parser.add_argument("--quiet", action="store_true", help="on the full-screen table: no bell and no window "
+                        "title when your turn comes after someone else's")
+    parser.add_argument("--auto-forced", action="store_true", help="on the full-screen table: where you have "
+                        "exactly one legal move, it is made for you after a short pause, always the same")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -52,7 +52,9 @@ from p2pwhist.verify import verify
 
 def _full_screen(args: argparse.Namespace, person: bool) -> FullScreenPlayer | None:
     """The full-screen table for a person at a real terminal, unless --plain."""
-    return FullScreenPlayer() if person and not args.plain and can_go_full_screen() else None
+    if not person or args.plain or not can_go_full_screen():
+        return None
+    return FullScreenPlayer(quiet=args.quiet, auto_forced=args.auto_forced)
 
 
 class _Display:
@@ -177,6 +179,7 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
         known=known,
         ask=_asker(args.bot),
         report=display.full.report if display.full is not None else partial(print, flush=True),
+        news=display.full.news if display.full is not None else None,
         on_event=display.on_event,
         wait=getattr(args, "wait", DEFAULT_WAIT),
         command=args.argv,

@@ -58,6 +58,7 @@ from p2pwhist.table import (
     Keep,
     Limits,
     Lost,
+    Notice,
     Opened,
     OpenFailed,
     Received,
@@ -143,6 +144,9 @@ class PeerOptions:
     # Asks our person a yes-or-no question about a new key; None: nobody to ask (a bot).
     ask: Callable[[str], Awaitable[bool]] | None = None
     report: Callable[[str], None] = print
+    # The news of a seat's connection as a value (``Report.notice``), instead of its line, for
+    # a screen that keeps it on show; None: the line is reported.
+    news: Callable[[Notice], None] | None = None
     on_event: Callable[[SessionEvent], None] | None = None
     command: list[str] | None = None  # how this peer was started: ``p2pwhist resume`` runs it again
     resume: Path | None = None  # the transcript of an unfinished game to go on with, if any
@@ -389,7 +393,10 @@ class _Edge:
             if options.on_event is not None:
                 options.on_event(action.event)
         elif isinstance(action, Report):
-            options.report(action.line)
+            if action.notice is not None and options.news is not None:
+                options.news(action.notice)  # the screen keeps it on show, in its own words
+            else:
+                options.report(action.line)
         elif isinstance(action, Remember):
             self._remember(action.players)
         elif isinstance(action, (Choose, Wish)):

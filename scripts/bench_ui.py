@@ -72,6 +72,7 @@ async def _times(name: str, players: int, hands: int, rng: random.Random) -> lis
     return times
 
 
+_POPUP = re.compile(r"Press (any key|Enter, space or Esc)")  # a popup's last line
 SUITS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 
 
@@ -142,13 +143,13 @@ def event_to_screen(plays: int) -> list[float]:
         try:
             while len(times) < plays:
                 def turn_or_alert() -> bool:
-                    return any("Your turn" in t.title or "Press any key" in t.text for t in both)
+                    return any("Your turn" in t.title or _POPUP.search(t.text) for t in both)
 
                 _until(turn_or_alert, both)
-                alerted = next((t for t in both if "Press any key" in t.text), None)
-                if alerted is not None:  # an alert ("your box is open"): dismiss it, once
-                    alerted.child.send(" ")
-                    _until(lambda alerted=alerted: "Press any key" not in alerted.text, both)
+                alerted = next((t for t in both if _POPUP.search(t.text)), None)
+                if alerted is not None:  # a popup (an alert, a hand's end): Esc closes it and does nothing else
+                    alerted.child.send("\x1b")
+                    _until(lambda alerted=alerted: not _POPUP.search(alerted.text), both)
                     continue
                 mover = next(t for t in both if "Your turn" in t.title)
                 waiter = guest if mover is host else host

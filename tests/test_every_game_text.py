@@ -79,8 +79,8 @@ def test_cells_are_the_seats_cards_and_the_legal_ones_type_back_as_themselves(ga
 
 
 def drawn(player: FullScreenPlayer) -> list[str]:
-    """The full-screen table as an 80×24 terminal shows it (standing events dismissed)."""
-    player.events.clear()
+    """The full-screen table as an 80×24 terminal shows it (popups closed)."""
+    player.model.popups.clear()
     player.refresh()
     return [line.decode() for line in player._root.render((COLUMNS, ROWS), focus=True).text]
 
@@ -96,13 +96,13 @@ def test_the_full_screen_table_at_80_by_24_shows_the_whole_hand(game):
             seat = hand.current_seat
             view = hand.view(seat)
             player = FullScreenPlayer(color=False)
-            player.style = PLAIN
+            player.model.style = PLAIN
             player.sit(entry.text, seat, seat_names(game.players, seat))
             player.show(view, 1, [0] * game.players)
             screen = drawn(player)
             assert len(screen) == ROWS and all(len(line) <= COLUMNS for line in screen)
             shown = "\n".join(screen)
-            table = entry.text.table(view, player.names, player.style, 1, [0] * game.players)
+            table = entry.text.table(view, player.model.names, PLAIN, 1, [0] * game.players)
             assert table.splitlines()[0].strip() in shown, shown
             for cell in entry.text.cells(view):
                 assert cell.label in shown, f"{cell.label} is not on the screen:\n{shown}"

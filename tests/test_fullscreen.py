@@ -34,6 +34,10 @@ pexpect = pytest.importorskip("pexpect")
 pyte = pytest.importorskip("pyte")
 
 ENTER = "\r"
+ESC = "\x1b"
+# The last line of a popup: a hand's end ("Press Enter, space or Esc"), an alert or the last
+# trick ("Press any key").
+POPUP = re.compile(r"Press (any key|Enter, space or Esc)")
 DEADLINE = 30.0  # seconds for any one thing to appear on screen
 
 
@@ -147,12 +151,12 @@ def _play_out(terminal: Terminal, result: str) -> tuple[str, int]:
     until the hand's result (containing ``result``) is on screen; return it and the turns played."""
     turns = 0
     while True:
-        screen = terminal.wait_for(lambda s: "Press any key" in s or "Your turn" in s.split("\n")[0],
+        screen = terminal.wait_for(lambda s: POPUP.search(s) or "Your turn" in s.split("\n")[0],
                                    "turn or event", settled=True)
-        if "Press any key" in screen:
+        if POPUP.search(screen):
             if result in screen:
                 return screen, turns
-            terminal.send(" ")  # an alert ("your box is open"): the key dismisses it and is not played
+            terminal.send(ESC)  # an alert ("your box is open"): Esc only closes it
             terminal.wait_for(lambda s, before=screen: s != before, "the alert dismissed")
             continue
         terminal.send(ENTER)
@@ -243,14 +247,14 @@ def test_two_people_see_each_other_play_and_keys_out_of_turn_are_not_played(term
             for terminal in both:
                 terminal.pump(0.02)
             for a, b in (both, both[::-1]):
-                if "Your turn" in a.text.split("\n")[0] and "Press any key" not in a.text:
+                if "Your turn" in a.text.split("\n")[0] and not POPUP.search(a.text):
                     mover, waiter = a, b
             if mover is not None and "Waiting for" in waiter.text.split("\n")[0]:
                 break
-            for terminal in both:  # an alert ("your box is open") is dismissed, with one key
-                if "Press any key" in terminal.text:
-                    terminal.send(" ")
-                    terminal.wait_for(lambda s: "Press any key" not in s, "the alert dismissed", others=both)
+            for terminal in both:  # an alert ("your box is open") is closed with Esc, which does nothing else
+                if POPUP.search(terminal.text):
+                    terminal.send(ESC)
+                    terminal.wait_for(lambda s: not POPUP.search(s), "the alert closed", others=both)
             mover = None
         assert mover is not None, f"no turn on either screen:\n{host.text}\n----\n{guest.text}"
         name = "alice" if waiter is guest else "bob"
@@ -278,6 +282,45 @@ def test_two_people_see_each_other_play_and_keys_out_of_turn_are_not_played(term
 
     for terminal in both:
         terminal.kill()
+
+
+def _seated_pair(terminals) -> tuple[Terminal, Terminal]:
+    """alice hosting a 1-hand match and bob joined, both at the table with the cards dealt."""
+    host = terminals("host", "--port", "0", "--hands", "1", "--name", "alice", "--bind", "127.0.0.1",
+                     home="alice")
+    screen = host.wait_for(lambda s: "--expect" in s, "the join command")
+    command = next(line for line in screen.split("\n") if "--expect" in line)
+    address = re.search(r"join (\S+)", command).group(1)
+    expect = re.search(r"--expect (\S+)", command).group(1)
+    guest = terminals("join", address, "--expect", expect, "--name", "bob", home="bob")
+    answered: set[int] = set()
+    for terminal, other in ((host, guest), (guest, host)):
+        end = time.monotonic() + DEADLINE
+        while time.monotonic() < end and "Trumps:" not in terminal.text:
+            terminal.pump()
+            other.pump(0)
+            _answer_trust(terminal, answered)
+        assert "Trumps:" in terminal.text, terminal.text
+    return host, guest
+
+
+LEFT = re.compile(r"bob lost connection; waiting for them to return \((\d+):(\d\d) left\)")
+
+
+def test_a_peer_killed_mid_hand_is_shown_away_with_its_time_counting_down(terminals):
+    host, guest = _seated_pair(terminals)
+    guest.child.kill(9)  # no word from bob: its process is simply gone
+    seen = []
+    for _ in range(2):  # the line as first read, then read again once it has changed
+        screen = host.wait_for(lambda s: LEFT.search(s) and (not seen or LEFT.search(s).groups() != seen[-1]),
+                               "bob away, the time left changed")
+        seen.append(LEFT.search(screen).groups())
+    (m1, s1), (m2, s2) = seen
+    assert int(m2) * 60 + int(s2) < int(m1) * 60 + int(s1), seen
+    assert "Trumps:" in host.text and "Hand:" in host.text  # mid-hand
+    host.send(ESC)  # a key (closing a popup, or refused) does not take the line away
+    host.wait_for(lambda s, before=host.text: s != before, "the key taken")
+    assert LEFT.search(host.wait_for(lambda s: LEFT.search(s), "bob still away")), host.text
 
 
 # -- play --local: the same table, with the match in this process -------------------------------
@@ -351,8 +394,14 @@ def test_the_table_redraws_cleanly_after_each_resize_with_the_hand_whole(termina
         assert player.row("Box:").split(":", 1)[1].split() == ["box", "1", "box", "2", "box", "3", "box", "4"]
         assert sum(line.strip().startswith("Hand:") for line in screen.split("\n")) == 1, screen
         assert "Your turn" in screen.split("\n")[0] and "History" in screen and "Trumps:" in screen
+    player.resize(40, 12)  # too small for the table: only how large it must be
+    screen = player.wait_for(lambda s: "make the terminal at least" in s, "the size asked for at 40x12")
+    assert "Trumps:" not in screen and "Hand:" not in screen and "Your turn" not in screen, screen
+    player.resize(60, 20)  # large enough again: the table comes back
+    player.wait_for(_drawn_at(60, 20, "Box Whist"), "the table drawn again at 60x20")
+    assert _hand_pane(player) == hand and "Trumps:" in player.text and "Hands won:" in player.text
     player.send(ENTER)  # and it still plays
-    player.wait_for(lambda s: "Trick 1:" in s or "Press any key" in s, "the first trick in the history")
+    player.wait_for(lambda s: "Trick 1:" in s or POPUP.search(s), "the first trick in the history")
     assert _colour_codes(player.output), "colour is on without NO_COLOR"
 
 
@@ -457,15 +506,15 @@ async def test_a_hint_thinks_off_the_event_loop_and_a_move_made_meanwhile_drops_
         async with trio.open_nursery() as nursery:
             await nursery.start(full.open_screen)
             nursery.start_soon(person)
-            await _until(lambda: full.status.startswith("Your turn"), "our turn")
+            await _until(lambda: full.model.status.startswith("Your turn"), "our turn")
             os.write(typing, b"h")
             await _until(thinking.is_set, "hint thinking")
-            assert full.message == "Hint: thinking\u2026"
+            assert full.model.message == "Hint: thinking\u2026"
             os.write(typing, b"\r")  # Enter plays the highlighted card while the hint thinks
-            await _until(lambda: full.message.startswith("You played"), "our play")
+            await _until(lambda: full.model.message.startswith("You played"), "our play")
             go_on.set()
             await _until(lambda: played, "the move returned")
-            assert played[0] in view.legal_moves and full.message.startswith("You played")  # no hint shown
+            assert played[0] in view.legal_moves and full.model.message.startswith("You played")  # no hint shown
             nursery.cancel_scope.cancel()
 
 
@@ -486,7 +535,7 @@ async def test_play_local_bots_think_off_the_event_loop_so_the_screen_takes_keys
             nursery.start_soon(full.run, _local_turns, full, local, [None, SlowBot()])
             await _until(thinking.is_set, "the bot thinking")  # seat 1 leads with this seed
             os.write(typing, b"x")
-            await _until(lambda: full.message.startswith("Not your turn"), "the key refused")
+            await _until(lambda: full.model.message.startswith("Not your turn"), "the key refused")
             go_on.set()
-            await _until(lambda: full.status.startswith("Your turn"), "our turn after the bot's move")
+            await _until(lambda: full.model.status.startswith("Your turn"), "our turn after the bot's move")
             nursery.cancel_scope.cancel()

@@ -195,7 +195,7 @@ def test_the_end_of_a_match_in_words():
     assert Why.STOP.is_choice
 
 
-def test_both_interfaces_say_at_once_who_declined_and_the_result(capsys, tmp_path):
+async def test_both_interfaces_say_at_once_who_declined_and_the_result(capsys, tmp_path):
     from p2pwhist.cli_play import _Display
     from p2pwhist.net import GameRecord
     from p2pwhist.ui.fullscreen import FullScreenPlayer
@@ -205,7 +205,8 @@ def test_both_interfaces_say_at_once_who_declined_and_the_result(capsys, tmp_pat
     full = FullScreenPlayer(color=False)
     full.on_event(Seated(table, 0))
     full.on_event(MatchOver(outcome))
-    assert full.events == ["seat1 would rather stop: the match is over. Final points: You 2, seat1 1; you win the match."]
+    assert [popup.body for popup in full.model.popups] == [
+        "seat1 would rather stop: the match is over. Final points: You 2, seat1 1; you win the match."]
     plain = _Display("random")
     plain.on_event(Seated(table, 0))
     plain.on_event(Settled(0, 1))
@@ -264,9 +265,10 @@ async def test_the_full_screen_table_asks_whether_to_stop_once_the_settled_winne
         async with trio.open_nursery() as nursery:
             await nursery.start(full.open_screen)
             nursery.start_soon(person)
-            assert full.events == ["seat1 has won the match: the last hand cannot change it."]
-            os.write(typing, b"n")  # dismisses the standing event: no answer yet
-            await _until(lambda: not full.events, "the event dismissed")
+            assert [popup.body for popup in full.model.popups] == [
+                "seat1 has won the match: the last hand cannot change it."]
+            os.write(typing, b"\r")  # acknowledges the standing news, and answers nothing yet
+            await _until(lambda: not full.model.popups, "the news acknowledged")
             assert not answers
             os.write(typing, key)
             await _until(lambda: answers, "the answer")

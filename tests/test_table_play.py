@@ -311,3 +311,28 @@ async def test_notices_reach_the_seats_while_the_table_waits(hosted, autojump_cl
     assert notices and notices[0].seat == 1 and notices[0].presence is Presence.SLOW
     assert notices[0].left == 15  # a quarter of the 20 s limit has passed
     await bob.stream.aclose()
+
+
+async def test_a_joiner_cut_off_hears_of_it_as_news_it_can_count_down_until_it_is_back(tmp_path, nursery,
+                                                                                      autojump_clock):
+    """As above, with a screen that keeps the news on show (``PeerOptions.news``): the lost link
+    to the host comes as the host gone, with the table's wait to return, then as the host back;
+    neither comes as a line as well."""
+    hosted = Hosted(tmp_path, nursery, wait=60.0)
+    network = hosted.network
+    connections = 0
+
+    async def connect(address, port):
+        nonlocal connections
+        connections += 1
+        stream = await network.connect(address, port)
+        return Cut(stream, 6000) if connections == 1 else stream
+
+    lines: list[str] = []
+    news: list[Notice] = []
+    bob = options("bob", tmp=tmp_path, seed=1, lines=lines, news=news.append)
+    result = await net.join(bob, "alice.lan", 7878, connect=connect)
+    await hosted.end()
+    assert isinstance(result, net.GameRecord) and connections == 2
+    assert news == [Notice(HOST, Presence.GONE, 0, 60), Notice(HOST, Presence.BACK, 0, 0)], news
+    assert not any("Back at the table" in line or "reconnecting" in line for line in lines), lines

@@ -18,6 +18,7 @@ from p2pwhist.session import Session
 from p2pwhist.session_events import Outcome
 from p2pwhist.session_events import SessionEvent
 from p2pwhist.signed import SignedMessage
+from p2pwhist.table._frames import Notice
 from p2pwhist.table._trust import KeyJudgement
 
 ConnId: TypeAlias = int
@@ -217,9 +218,13 @@ class Show:
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """A line for our person: someone joined, left, is slow, is back."""
+    """A line for our person: someone joined, left, is slow, is back. ``notice``: the same news
+    of a seat's connection as a value, for a screen that keeps it on show with the time left
+    counting down (a joiner's own lost link to the host is news of the host: for it, the host
+    is gone, and forfeits when the wait is out)."""
 
     line: str
+    notice: Notice | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -466,7 +466,7 @@ class JoinerMachine(Playing):
         self.step, self.since, self.refusal = Step.PLAYING, now, None
         self.line, self.delivered = self.conn, min(resumed.have, len(self.peer.raws))
         self.pause = self.limits.reconnect_first
-        return [Report("Back at the table."), *self.deliver(self.peer.raws)]
+        return [Report("Back at the table.", Notice(HOST, Presence.BACK, 0, 0)), *self.deliver(self.peer.raws)]
 
     def _retry(self, why: str, now: float) -> list[Action]:
         """This attempt to return failed: close it, and try again after a pause."""
@@ -496,7 +496,8 @@ class JoinerMachine(Playing):
         self.conn, self.line = None, None
         self.lost_at = now
         self.step, self.since, self.retry_at = Step.AWAY, now, now
-        return out + [Report(f"{why}; reconnecting...")]
+        assert self.peer is not None  # away from a game under way
+        return out + [Report(f"{why}; reconnecting...", Notice(HOST, Presence.GONE, 0, round(self.peer.limits.wait)))]
 
     # -- the game -------------------------------------------------------------------------------
 
@@ -512,7 +513,7 @@ class JoinerMachine(Playing):
                 # holds, and send the rest again.
                 return self._away("The host has not got our last message", now)
             if frame.seat < len(names) and (frame.seat, frame.presence) != (seat, Presence.BACK):
-                return [Report(notice_line(frame, names, seat))]
+                return [Report(notice_line(frame, names, seat), frame)]
             return []
         if isinstance(frame, Done):
             if self.ending_until is None or peer.result is None:

@@ -117,7 +117,7 @@ class Relay:
         back: not the seat itself)."""
         payload = encode(notice)
         back = notice.presence is Presence.BACK
-        return [Report(notice_line(notice, self.names, 0)),
+        return [Report(notice_line(notice, self.names, 0), notice),
                 *(Send(conn, payload) for seat, conn in enumerate(self.conn_of)
                   if conn is not None and not (back and seat == notice.seat))]
 

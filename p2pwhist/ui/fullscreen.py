@@ -9,18 +9,23 @@ names no game.
 The screen, top to bottom: a title line that says whose turn it is, or what the game waits for
 ("Waiting for North... 12 s", "Waiting for North to shuffle the cards..."), the table as the
 seat knows it, the seat's cards (legal ones highlighted, suit colours), the history of every
-trick or round so far, a line for typing and messages, and the keys.
+trick or round so far, a line saying who is away and for how long (only while someone is), a
+line for typing and messages, and the keys.
 
-Rules the screen keeps:
+What the table shows and what a key does is ``model.TableModel``, a value with no terminal;
+this module draws it with urwid and runs its trio side:
 
 - It is redrawn the moment anything happens (``on_event`` gets each of the session's events,
-  ``choose`` is called when our move is wanted), and once a second while someone thinks.
-- Input while it is not our turn is never kept: the keys are refused with a message, so a card
-  typed early is not played later, before its player has seen the trick.
-- An event that matters (the end of a hand or the match, an alert such as "your box is open")
-  stays on screen until a key is pressed; that key is never played.
+  ``news`` the table's word on its connections, ``choose`` is called when our move is wanted),
+  and once a second while a clock runs (someone thinking, someone away).
 - Everything runs on the trio loop, so ``choose`` is a coroutine; only a hint (``h``) thinks
   in a worker thread, which ends before ``choose`` returns: the view it reads is live.
+- Narrower than ``MIN_COLS``, or too short to show this table and hand whole, the screen says
+  only "make the terminal at least MIN_COLS x MIN_ROWS", the size where every table of every
+  game fits: a table cut short (no trumps, no trick, no score) would mislead.
+- When our turn comes after someone else's, the terminal bell rings and the window title says
+  so (unless ``quiet``); with ``auto_forced``, a move that is our only legal one is made for us
+  after ``FORCED_PAUSE``, always the same, whatever the hand holds.
 """
 
 from __future__ import annotations
@@ -38,23 +43,13 @@ import trio
 import urwid
 
 from p2pwhist import text
-from p2pwhist.cards import CardError
-from p2pwhist.games.base import BotFactory, Cell, EngineMisuse, GameText, HandResult, HandState, Play, View
+from p2pwhist.games.base import BotFactory, GameText, Play, View
 from p2pwhist.games.match import Match
 from p2pwhist.games.registry import game_entry
-from p2pwhist.session import CUT_HAND
-from p2pwhist.session_events import (
-    Awaiting,
-    Dealing,
-    HandOver,
-    MatchOver,
-    Moved,
-    Seated,
-    SessionEvent,
-    Settled,
-    TableChanged,
-)
+from p2pwhist.session_events import Moved, Seated, SessionEvent
+from p2pwhist.table import Notice
 from p2pwhist.text import Style
+from p2pwhist.ui.model import KeyResult, TableModel
 from p2pwhist.ui.terminal import can_print_symbols, hint, hint_bot
 
 T = TypeVar("T")
@@ -76,9 +71,24 @@ PALETTE = [
     ("help", "light gray", "default", ""),
 ]
 
-THINKING_SHOWN_AFTER = 3.0  # seconds: a computer player moves well within this, so no clock flickers for it
 _RED_CARD = re.compile(r"(?:10|[2-9JQKA])[\u2665\u2666]")  # a red card as Style writes it with symbols
-_MAX_TYPED = 12
+# The smallest terminal every table fits in whole, with its hand, title, typing line, a seat
+# away and two lines of history: the tallest, Box Whist for 4 and Box for 5 or 6, need 25
+# rows at 60 columns; narrower, the title's status is cut off and the tables grow taller as
+# their lines wrap. Measured over random deals of every game and table size, with the bots'
+# names (tests/test_table_model.py checks it stays true).
+MIN_COLS, MIN_ROWS = 60, 25
+# The pause before a forced move is made for us: the same every time, so its length tells
+# nothing of the hand (a person's other moves take as long as they take).
+FORCED_PAUSE = 1.5
+TITLE = "p2pwhist"  # the window title, which says so when it is our turn
+# xterm's window operations (ctlseqs): keep the title the terminal had, and give it back at the end.
+_PUSH_TITLE, _POP_TITLE = "\x1b[22;0t", "\x1b[23;0t"
+
+
+def _title(words: str) -> str:
+    """OSC 2: set the window title (xterm, and the terminals that follow it)."""
+    return f"\x1b]2;{words}\x07"
 
 
 def wants_color(environ: Mapping[str, str] | None = None) -> bool:
@@ -126,9 +136,10 @@ def _lines_markup(block: str) -> list[Any]:
 class _Root(urwid.WidgetWrap):
     """Takes every key itself (no widget inside is selectable) and hands it to the table."""
 
-    def __init__(self, inner: urwid.Widget, on_key: Callable[[str], None]) -> None:
+    def __init__(self, inner: urwid.Widget, on_key: Callable[[str], None], fits: Callable[[int, int], bool]) -> None:
         super().__init__(inner)
         self._on_key = on_key
+        self._fits = fits
 
     def selectable(self) -> bool:
         return True
@@ -137,15 +148,23 @@ class _Root(urwid.WidgetWrap):
         self._on_key(key)
         return None
 
+    def render(self, size: tuple[int, int], focus: bool = False) -> urwid.Canvas:
+        cols, rows = size
+        if not self._fits(cols, rows):
+            words = urwid.Text(f"make the terminal at least {MIN_COLS}\u00d7{MIN_ROWS}", align="center")
+            return urwid.Filler(words).render(size, focus)
+        return super().render(size, focus)
+
     def set_inner(self, inner: urwid.Widget) -> None:
         self._w = inner
 
 
 class _Stack(urwid.WidgetWrap):
     """The table, a rule, the hand, the history, top to bottom. The hand is always whole; on a
-    short screen the table gives up its last lines before the history drops below a few lines."""
+    short screen the table gives up its last lines before the history drops below a few lines
+    (``FullScreenPlayer`` shows no table so short that it would)."""
 
-    HISTORY_MIN = 4  # rows, its title included
+    HISTORY_MIN = 2  # rows, its title included
 
     def __init__(self, table: urwid.Text, hand: urwid.Text, history: urwid.Widget) -> None:
         self._table, self._hand = table, hand
@@ -157,6 +176,10 @@ class _Stack(urwid.WidgetWrap):
         ])
         super().__init__(self._pile)
 
+    def rows_needed(self, cols: int) -> int:
+        """The rows that show the table and the hand whole, and the history's least."""
+        return self._table.rows((cols,)) + 1 + self._hand.rows((cols,)) + self.HISTORY_MIN
+
     def render(self, size: tuple[int, int], focus: bool = False) -> urwid.Canvas:
         cols, rows = size
         room = rows - 1 - self._hand.rows((cols,)) - self.HISTORY_MIN
@@ -166,52 +189,37 @@ class _Stack(urwid.WidgetWrap):
 
 
 class FullScreenPlayer:
-    """A seat played by a person on a full-screen table.
+    """A seat played by a person on a full-screen table: ``model`` (``TableModel``) drawn.
 
     Use: ``await run(main)`` runs ``main()`` (the peer's whole game) with the screen beside it;
     the screen opens at the first ``on_event`` (so anything printed before the game starts,
     such as a host's join commands, stays readable) and closes when ``main`` returns, once
-    every standing event has been seen. ``on_event(event)`` follows the game from the
-    session's events (``Session.take_events``); ``choose(view)`` is the seat's agent (a coroutine).
+    every popup has been closed. ``on_event(event)`` follows the game from the session's events
+    (``Session.take_events``), ``news(notice)`` the table's connections; ``choose(view)`` is the
+    seat's agent (a coroutine).
 
-    ``screen`` replaces the terminal (tests, the benchmark); ``color`` None means NO_COLOR decides.
+    ``screen`` replaces the terminal (tests, the benchmark); ``color`` None means NO_COLOR
+    decides; ``quiet``: no bell and no title when our turn comes; ``auto_forced``: our only
+    legal move is made for us (``FORCED_PAUSE``).
     """
 
-    def __init__(self, *, color: bool | None = None, screen: urwid.display.BaseScreen | None = None) -> None:
-        self.words: GameText = None  # type: ignore[assignment]  # set by ``sit`` (at START)
+    def __init__(self, *, color: bool | None = None, screen: urwid.display.BaseScreen | None = None,
+                 quiet: bool = False, auto_forced: bool = False) -> None:
+        self.model = TableModel(Style(color=False, symbols=can_print_symbols(sys.stdout)))  # urwid does the colour
         self.hints: BotFactory | None = None  # the bot whose moves are hints (``terminal.hint_bot``)
-        self.seat = 0
-        self.names: tuple[str, ...] = ()
-        self.style = Style(color=False, symbols=can_print_symbols(sys.stdout))  # urwid does the colour
         self.color = wants_color() if color is None else color
-        self.hand_no = 0
-        self.points: tuple[int, ...] | None = None
-        self.view: View | None = None  # the hand on screen, None between hands
-        self.table_text = ""  # what the screen shows of it, made as it changes (not on every redraw)
-        self.cells: list[Cell] = []
-        self.history_now: list[str] = []
-        self.focus = 0  # index into cells
-        self.typed = ""
-        self.message = ""
-        self.history_before: list[str] = []  # entries of the hands already over
-        self.events: list[str] = []  # standing events, oldest first, each shown until a key
+        self.quiet = quiet
+        self.auto_forced = auto_forced
         self.rules_open = False
-        self.turn_seat: int | None = None
-        self.turn_since = 0.0
-        self.status = "Shuffling and dealing..."
-        self._notices_seen: set[str] = set()
-        self._results = 0
-        self._match_shown = False
-        self._move: trio.Event | None = None
-        self._answer: trio.Event | None = None  # set while "another hand?" or "stop now?" is asked
-        self._question = ""  # the one asked
+        self._move: trio.Event | None = None  # set by our move
+        self._answer: trio.Event | None = None  # set by the answer to "another hand?"
         self._wish = True
         self._chosen: Play | None = None
         self._helpers: trio.Nursery | None = None  # open while our move is awaited: a hint thinks in it
         self._hinting = False  # a hint is thinking
         self._move_made = threading.Event()  # this turn's, set by our move: a hint thinking stops
         self._open = trio.Event()
-        self._dismissed: trio.Event | None = None  # set when a key dismisses a standing event
+        self._dismissed: trio.Event | None = None  # set when a key closes a popup
         self._loop: urwid.MainLoop | None = None
         self._running = False
 
@@ -221,37 +229,44 @@ class FullScreenPlayer:
         self._walker = urwid.SimpleFocusListWalker([])
         self._history_shown: list[str] = []
         self._history = urwid.ListBox(self._walker)
+        self._connection = urwid.Text(("message", ""))
         self._line = urwid.Text("", wrap="clip")
         self._keys = urwid.Text(("help", ""), wrap="clip")  # the game's, once it is known (``sit``)
         history_box = urwid.LineBox(self._history, title="History", title_align="left",
                                     tlcorner="\u2500", tline="\u2500", lline=" ", trcorner="\u2500", rline=" ",
                                     blcorner=" ", bline=" ", brcorner=" ")
-        body = _Stack(self._table, self._hand, history_box)
-        self._frame = urwid.Frame(urwid.Padding(body, left=1, right=1), header=urwid.AttrMap(self._title, "title"),
-                                  footer=urwid.Pile([self._line, self._keys]))
-        self._root = _Root(self._frame, self._key)
+        self._body = _Stack(self._table, self._hand, history_box)
+        self._footer = urwid.Pile([self._line, self._keys])
+        self._frame = urwid.Frame(urwid.Padding(self._body, left=1, right=1),
+                                  header=urwid.AttrMap(self._title, "title"), footer=self._footer)
+        self._root = _Root(self._frame, self._key, self.fits)
         self._screen = screen
 
     def sit(self, words: GameText, seat: int, names: Sequence[str], hints: BotFactory | None = None) -> None:
         """The game's words, our seat, every seat's name (ours is "You") and the bot whose moves
         are hints (``terminal.hint_bot``; None: no hints)."""
-        self.words, self.seat, self.names, self.hints = words, seat, tuple(names), hints
+        self.model.sit(words, seat, names)
+        self.hints = hints
         self._keys.set_text(("help", keys_help(words, hints is not None)))
+
+    def fits(self, cols: int, rows: int) -> bool:
+        """Whether a cols x rows terminal shows what a move needs: at least ``MIN_COLS`` wide,
+        and the table and the hand whole (at ``MIN_ROWS`` every table is)."""
+        footer = self._footer.rows((cols,))
+        return cols >= MIN_COLS and (rows >= MIN_ROWS or rows >= 1 + self._body.rows_needed(cols - 2) + footer)
 
     # -- running -------------------------------------------------------------------------------
 
     async def run(self, main: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """Run ``main(*args)`` with the screen; return its result once the person has seen every
-        standing event (the last hand's result). An error in ``main`` closes the screen at once."""
+        """Run ``main(*args)`` with the screen; return its result once the person has closed
+        every popup (the last hand's result). An error in ``main`` closes the screen at once."""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._show)
             result = await main(*args)
             if self._open.is_set():
-                self._set_status(None, "The match is over. Press any key to leave.")
-                if not self._match_shown:  # e.g. a timed match: its end was not foreseen
-                    self._add_event("The match is over.")
+                self.model.ended(trio.current_time())
                 self.refresh()
-                while self.events:
+                while self.model.popups:
                     self._dismissed = trio.Event()
                     await self._dismissed.wait()
             nursery.cancel_scope.cancel()
@@ -272,33 +287,47 @@ class FullScreenPlayer:
                                     handle_mouse=False)
         with self._loop.start():
             self._running = True
+            self._signal(_PUSH_TITLE)
             try:
                 self.refresh()
                 self._loop.set_alarm_in(1, self._tick)
                 task_status.started()
                 await event_loop.run_async()
             finally:
+                self._signal(_POP_TITLE)
                 self._running = False
 
     def _tick(self, loop: urwid.MainLoop, _data: object) -> None:
-        """Once a second: the clock of whoever is thinking."""
-        if self.turn_seat is not None and self.turn_seat != self.seat:
-            self._draw_title()
-            self._draw()
+        """Once a second: the clocks (someone thinking, someone away)."""
+        if self.model.counting:
+            self.refresh()
         loop.set_alarm_in(1, self._tick)
 
     def _draw(self) -> None:
         if self._running and self._loop is not None:
             self._loop.draw_screen()
 
+    def _signal(self, sequence: str) -> None:
+        """Tell the terminal itself (the bell, the window title), unless ``quiet``."""
+        if self.quiet or not self._running or self._loop is None:
+            return
+        self._loop.screen.write(sequence)
+        self._loop.screen.flush()
+
     def report(self, line: str) -> None:
         """A line from the network edge (a seat lost its connection, is back, is slow): on the
         message line while the screen is open (printing would tear it), else printed, and kept
         for the message line when the screen opens over it (a resumed game's first line)."""
-        self.message = line
+        self.model.message = line
         if not self._running:
             print(line, flush=True)
             return
+        self.refresh()
+
+    def news(self, notice: Notice) -> None:
+        """The table's word on a seat's connection (``Report.notice``): kept on screen, the
+        time left counted down, until it changes."""
+        self.model.news(notice, trio.current_time())
         self.refresh()
 
     # -- following the game ----------------------------------------------------------------------
@@ -308,26 +337,14 @@ class FullScreenPlayer:
         if isinstance(event, Moved):
             return  # drawn with the TableChanged that follows it, once its cards are revealed
         self._open.set()
-        if isinstance(event, TableChanged):
-            self._show_hand(event.match)
-        elif isinstance(event, Seated):  # the game, the seats and the names
+        if isinstance(event, Seated):  # the game, the seats and the names
             assert event.seat is not None, "the full-screen table is a seat's"
             names = [player.name for player in event.table.players]
             names[event.seat] = text.YOU
             entry = game_entry(event.table.game)
             self.sit(entry.text, event.seat, names, hint_bot(entry))
-        elif isinstance(event, Dealing):
-            self._set_status(None, "Cutting for the deal..." if event.hand == CUT_HAND
-                             else f"Shuffling and dealing hand {event.hand}...")
-        elif isinstance(event, HandOver):
-            self.hand_over(event.hand, event.result, event.points)
-        elif isinstance(event, Settled):  # the stop question follows
-            self._add_event(event.line(self.names) + ".")
-        elif isinstance(event, MatchOver):
-            self.match_over(event.outcome.line(self.names))
-        elif isinstance(event, Awaiting):  # a new wait, even for the same seat: its clock starts now
-            self.turn_seat, self.turn_since = event.seat, trio.current_time()
-            self.status = event.why.line(self.names[event.seat])
+        else:
+            self.model.on_event(event, trio.current_time())
         self.refresh()
 
     def follow(self, match: Match) -> None:
@@ -335,113 +352,52 @@ class FullScreenPlayer:
         ``sit`` first. The local runner (``cli._play_local``) calls this before each turn and
         after each hand; the networked game is followed by its session's events (``on_event``)."""
         self._open.set()
-        self._show_hand(match)
-        if len(match.results) > self._results:
-            self._results = len(match.results)
-            self.hand_over(match.hands[-1], match.results[-1], match.points)
-            if match.is_over():
-                self.match_over(text.match_line(self.names, match.points, match.winner) + ".")
-            else:
-                self._set_status(None, "Shuffling and dealing the next hand...")
+        self.model.follow(match, trio.current_time())
         self.refresh()
-
-    def _show_hand(self, match: Match) -> None:
-        """The hand in progress in ``match``, if one is (or the one just played out, until its
-        result is recorded)."""
-        hand = match.hands[-1] if match.hands else None
-        if hand is not None and len(match.results) < len(match.hands):
-            self.show(hand.view(self.seat), len(match.hands), match.points)
-            if hand.view(self.seat).turn is None:
-                self._set_status(None, "The hand is over: every card is being checked...")
 
     def show(self, view: View, hand_no: int, points: Sequence[int] | None) -> None:
         """The table as ``view`` knows it, in hand ``hand_no`` of the match."""
-        if hand_no != self.hand_no:
-            self.hand_no = hand_no
-            self._notices_seen = set()
-        self.points = tuple(points) if points is not None else None
-        try:  # the whole table at once: a hand still being dealt cannot be read yet
-            table = self.words.table(view, self.names, self.style, self.hand_no, self.points)
-            cells = self.words.cells(view)
-            history = self._hand_history(view)
-        except EngineMisuse:
-            self._set_status(None, "Dealing...")
-            return
-        self.view, self.table_text, self.cells, self.history_now = view, table, cells, history
-        for notice in self.words.notices(view):
-            if notice not in self._notices_seen:
-                self._notices_seen.add(notice)
-                self._add_event(notice)
-        turn = view.turn
-        if turn is None:
-            self._set_status(None, "The hand is over.")
-        elif turn == self.seat:
-            legal = len(view.legal_moves)
-            self._set_status(turn, "Your turn: one play, press Enter to make it." if legal == 1 else "Your turn.")
-        else:
-            self._set_status(turn, f"Waiting for {self.names[turn]}...")
-
-    def hand_over(self, hand: HandState, result: HandResult, points: Sequence[int]) -> None:
-        """The hand's result, in the history and as a standing event (with any breach proven)."""
-        view = hand.view(self.seat)
-        self.show(view, self.hand_no or 1, points)
-        self.history_before += self.history_now
-        self.history_before.append(f"Hand {self.hand_no}: {self.words.result_line(result, self.names)}")
-        self.view = None
-        self.cells = []
-        body = self.words.hand_result(hand, result, self.names, self.style, self.hand_no)
-        self._add_event(body + "\n" + text.row("Points", text.tally(self.names, points)))
-
-    def match_over(self, line: str) -> None:
-        """The match's end in words (``Outcome.line``: why, and the result), added to the hand's
-        result if that is still on screen."""
-        self._match_shown = True
-        if self.events:
-            self.events[-1] += "\n\n" + line
-        else:
-            self._add_event(line)
-
-    def _hand_history(self, view: View) -> list[str]:
-        header = self.words.header(view, self.names, self.style, self.hand_no)
-        return [header, *self.words.finished_lines(view, 0, self.names, self.style)]
-
-    def _add_event(self, body: str) -> None:
-        self.events.append(body)
-
-    def _set_status(self, turn: int | None, status: str) -> None:
-        if turn != self.turn_seat:
-            self.turn_seat = turn
-            self.turn_since = trio.current_time()
-        self.status = status
+        self.model.show(view, hand_no, points, trio.current_time())
 
     # -- choosing a move -------------------------------------------------------------------------
 
     async def choose(self, view: View) -> Play:
         """Wait for the person to choose a legal move (nothing typed before now is kept)."""
         self._open.set()
-        self.typed = ""
-        self.message = ""
-        self.view = view
         self._move = moved = trio.Event()
         self._chosen = None
         self._hinting = False
         self._move_made = threading.Event()
-        self.show(view, self.hand_no or 1, self.points)
-        legal = [i for i, cell in enumerate(self._cells()) if cell.legal]
-        self.focus = legal[0] if legal else 0
+        if self.model.ask(view, trio.current_time()):
+            self._signal(_title(f"{TITLE}: your turn") + "\a")
         self.refresh()
         try:
             async with trio.open_nursery() as self._helpers:
+                pause = trio.CancelScope()
+                forced = self.model.forced() if self.auto_forced else None
+                if forced is not None:
+                    self.model.message = self.model.forced_line(forced)
+                    self.refresh()
+                    self._helpers.start_soon(self._make_forced, forced, pause)
                 await moved.wait()  # then the nursery waits for a hint's thread, which the move stops
+                pause.cancel()  # the person made the forced move first
         finally:
             self._move = None
             self._helpers = None
+        self._signal(_title(TITLE))
         assert self._chosen is not None
         move, self._chosen = self._chosen, None
         return move
 
+    async def _make_forced(self, move: Play, pause: trio.CancelScope) -> None:
+        with pause:
+            await trio.sleep(FORCED_PAUSE)
+        if not pause.cancelled_caught and self.model.asking and self.model.play(move) is not None:
+            self._made(move)
+            self.refresh()
+
     async def another_hand(self) -> bool:
-        """Whether to play another hand of an open match: asked once every event is seen."""
+        """Whether to play another hand of an open match: asked once every popup is closed."""
         return await self._ask("Another hand?  y / Enter: yes    n: no (ends the match)")
 
     async def stop_early(self) -> bool:
@@ -449,11 +405,11 @@ class FullScreenPlayer:
         return await self._ask("Stop now?  y / Enter: stop (if everyone agrees)    n: play on")
 
     async def _ask(self, question: str) -> bool:
-        """A yes or no question, Enter meaning yes."""
+        """A yes-or-no question, Enter meaning yes."""
         self._open.set()
-        self._question = question
         self._answer = trio.Event()
         self._wish = True
+        self.model.answer(question)
         self.refresh()
         try:
             await self._answer.wait()
@@ -462,74 +418,42 @@ class FullScreenPlayer:
         self.refresh()
         return self._wish
 
-    def _cells(self) -> list[Cell]:
-        return self.cells if self.view is not None else []
-
     def _key(self, key: str) -> None:
         if not isinstance(key, str) or key == "window resize":
             return
         if self.rules_open:
             self._rules_key(key)
             return
-        if self.events:  # a standing event takes the key that dismisses it
-            self.events.pop(0)
-            if self._dismissed is not None:
-                self._dismissed.set()
-            self.refresh()
-            return
-        if self._answer is not None:
-            if key.lower() in ("y", "n", "enter"):
-                self._wish = key.lower() != "n"
-                self._answer.set()
-            return
-        if key in ("?", "f1") and not self.typed:
+        done: KeyResult = self.model.key(key, trio.current_time())
+        if done.closed and self._dismissed is not None:
+            self._dismissed.set()
+        if done.wish is not None and self._answer is not None:
+            self._wish = done.wish
+            self._answer.set()
+        if done.rules:
             self._open_rules()
-            return
-        if key in ("page up", "page down"):
-            self._scroll_history(-1 if key == "page up" else 1)
-            return
-        if self._move is None:  # not our turn: refuse, and keep nothing
-            self.typed = ""
-            if key in ("enter", " ", "backspace", "esc") or len(key) == 1:
-                waiting = "" if self.turn_seat is None else f": waiting for {self.names[self.turn_seat]}"
-                self.message = f"Not your turn{waiting}. Nothing you type now is kept."
-            self.refresh()
-            return
-        self._move_key(key)
+        if done.scroll:
+            self._scroll_history(done.scroll)
+        if done.hint:
+            self._ask_hint()
+        if done.move is not None:
+            self._made(done.move)
         self.refresh()
 
-    def _move_key(self, key: str) -> None:
-        cells = self.cells
-        legal = [i for i, cell in enumerate(cells) if cell.legal]
-        if key in ("left", "up", "right", "down") and legal:
-            step = -1 if key in ("left", "up") else 1
-            at = legal.index(self.focus) if self.focus in legal else 0
-            self.focus = legal[(at + step) % len(legal)]
-            self.typed = ""
-            self.message = ""
-        elif key == "backspace":
-            self.typed = self.typed[:-1]
-        elif key == "esc":
-            self.typed = ""
-            self.message = ""
-        elif key == "h" and not self.typed:
-            self._ask_hint()
-        elif key == "enter" or (key == " " and not self.typed):
-            if self.typed:
-                self._play_typed()
-            elif cells and cells[self.focus].legal:
-                self._play(cells[self.focus].move)
-        elif len(key) == 1 and key.isprintable() and len(self.typed) < _MAX_TYPED:
-            self.typed += key
-            self.message = ""
+    def _made(self, move: Play) -> None:
+        """The model took ``move``: the game gets it (the screen stopped asking at the key)."""
+        assert self._move is not None
+        self._chosen = move
+        self._move.set()
+        self._move = None
+        self._move_made.set()
 
     def _ask_hint(self) -> None:
-        """Think of a hint off the event loop (the screen says so meanwhile), then show it."""
-        self.message = "Hint: thinking\u2026"
+        """Think of a hint off the event loop (the model says so meanwhile), then show it."""
         if not self._hinting:
             assert self._helpers is not None  # open while our move is awaited
             self._hinting = True
-            self._helpers.start_soon(self._hint, self.view, self._move_made)
+            self._helpers.start_soon(self._hint, self.model.view, self._move_made)
 
     async def _hint(self, view: View, move_made: threading.Event) -> None:
         def clock() -> float:  # out of time once the move is made: the bot stops within a playout
@@ -538,44 +462,19 @@ class FullScreenPlayer:
         line = await trio.to_thread.run_sync(hint, self.hints, view, clock, abandon_on_cancel=True)
         self._hinting = False
         if not move_made.is_set():  # else the move was made meanwhile: the hint is moot
-            self.message = line
+            self.model.message = line
             self.refresh()
-
-    def _play_typed(self) -> None:
-        assert self.view is not None
-        typed, self.typed = self.typed.strip(), ""
-        try:
-            move = self.view.parse_move(typed)
-        except CardError as error:
-            self.message = str(error)
-            return
-        self._play(move)
-
-    def _play(self, move: Play) -> None:
-        assert self.view is not None and self._move is not None
-        refused = self.view.refusal(move)
-        if refused is not None:
-            self.message = self.words.refusal(refused).replace(" Type ? to list your plays.", "") \
-                .replace(" Type ? to list your moves.", "")
-            return
-        # The screen stops asking at once (the key's redraw), before the game has taken the move.
-        self._chosen = move
-        self._move.set()
-        self._move = None
-        self._move_made.set()
-        self.message = f"You played {self.view.describe_move(move)}."
-        self._set_status(None, "")
 
     # -- the rules screen and the history ---------------------------------------------------------
 
     def _open_rules(self) -> None:
         self.rules_open = True
         # The rules are written for an 80-column terminal: each paragraph is let flow to the width.
-        paragraphs = [" ".join(part.split("\n")) for part in re.split(r"\n\s*\n", self.words.rules.strip())]
+        rules = self.model.words.rules
+        paragraphs = [" ".join(part.split("\n")) for part in re.split(r"\n\s*\n", rules.strip())]
         lines = [urwid.Padding(urwid.Text(_markup(paragraph)), left=1, right=1) for paragraph in paragraphs]
         lines = [item for line in lines for item in (line, urwid.Divider())][:-1]
         self._rules = urwid.ListBox(urwid.SimpleFocusListWalker(lines))
-        self.refresh()
 
     def _rules_key(self, key: str) -> None:
         if key in ("up", "down", "page up", "page down"):
@@ -591,49 +490,45 @@ class FullScreenPlayer:
         _, at = self._walker.get_focus()
         at = max(0, min(len(self._walker) - 1, (at or 0) + direction * 5))
         self._walker.set_focus(at)
-        self._draw()
 
     # -- drawing ------------------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Every widget from the state, then the screen (when open)."""
-        self._draw_title()
-        if self.view is not None:
-            self._table.set_text(_lines_markup(self.table_text))
-        elif self.hand_no == 0:
-            self._table.set_text(f"{self.words.title}: {', '.join(self.names)}")
+        """Every widget from the model, then the screen (when open)."""
+        model, now = self.model, trio.current_time()
+        hand = f" \u00b7 Hand {model.hand_no}" if model.hand_no else ""
+        attr = "turn" if model.asking else "title"
+        self._title.set_text([f" {model.words.title}{hand} \u00b7 ", (attr, f" {model.title_status(now)} ")])
+        if model.hand_no:
+            self._table.set_text(_lines_markup(model.table_text))
+        else:
+            self._table.set_text(f"{model.words.title}: {', '.join(model.names)}")
         self._hand.set_text(self._hand_markup())
         self._fill_history()
-        if self.message:
-            line: list[Any] = [("message", self.message)]
-        elif self._move is not None:
-            line = ["> ", ("label", self.typed), "_"]
+        if model.message:
+            line: list[Any] = [("message", model.message)]
+        elif model.asking:
+            line = ["> ", ("label", model.typed), "_"]
         else:
             line = [""]
         self._line.set_text(line)
+        connection = model.connection_line(now)
+        self._connection.set_text(("message", connection))
+        shown = [self._connection, self._line, self._keys] if connection else [self._line, self._keys]
+        if [widget for widget, _ in self._footer.contents] != shown:
+            self._footer.contents = [(widget, self._footer.options()) for widget in shown]
         self._root.set_inner(self._overlaid())
         self._draw()
 
-    def _draw_title(self) -> None:
-        status = self.status
-        if self.turn_seat is not None and self.turn_seat != self.seat:
-            thought = trio.current_time() - self.turn_since
-            if thought >= THINKING_SHOWN_AFTER:
-                status += f" {int(thought)} s"
-        hand = f" \u00b7 Hand {self.hand_no}" if self.hand_no else ""
-        points = f" \u00b7 {text.tally(self.names, self.points)}" if self.points and self.hand_no > 1 else ""
-        attr = "turn" if self._move is not None else "title"
-        self._title.set_text([f" {self.words.title}{hand}{points} \u00b7 ", (attr, f" {status} ")])
-
     def _hand_markup(self) -> list[Any]:
-        if self._move is None and self.view is None:
+        model = self.model
+        if model.view is None:
             return [""]
-        cells = self._cells() if self.view is not None else []
-        if not cells:
+        if not model.cells:
             return [("dim", "(no cards)")]
         markup: list[Any] = []
         group = None
-        for index, cell in enumerate(cells):
+        for index, cell in enumerate(model.cells):
             if cell.group != group:
                 if group is not None:
                     markup.append("\n")
@@ -641,12 +536,12 @@ class FullScreenPlayer:
                 markup.append(("label", f"{group + ':':<{text.LABEL - 1}}"))
             red = cell.card is not None and cell.card.suit.is_red
             shown = cell.label if cell.card is None or cell.label == str(cell.card) else f"{cell.label} {cell.card}"
-            shown = self.style.fit(shown)
-            if self._move is not None and index == self.focus and cell.legal:
+            shown = model.style.fit(shown)
+            if model.asking and index == model.focus and cell.legal:
                 attr = "focus red" if red else "focus"
-            elif self._move is not None and cell.legal:
+            elif model.asking and cell.legal:
                 attr = "legal red" if red else "legal"
-            elif self._move is not None:
+            elif model.asking:
                 attr = "dim"
             else:
                 attr = "red" if red else None
@@ -654,9 +549,7 @@ class FullScreenPlayer:
         return markup
 
     def _fill_history(self) -> None:
-        entries = list(self.history_before)
-        if self.view is not None:
-            entries += self.history_now
+        entries = self.model.history()
         shown = self._history_shown
         same = 0  # entries only ever grow within a match: keep the widgets of the unchanged start
         while same < min(len(shown), len(entries)) and shown[same] == entries[same]:
@@ -669,17 +562,18 @@ class FullScreenPlayer:
             self._walker.set_focus(len(entries) - 1)
 
     def _overlaid(self) -> urwid.Widget:
+        model = self.model
         if self.rules_open:
-            box = urwid.LineBox(self._rules, title=f"{self.words.title}: the rules (any other key closes)")
+            box = urwid.LineBox(self._rules, title=f"{model.words.title}: the rules (any other key closes)")
             return urwid.Overlay(box, self._frame, "center", ("relative", 96), "middle", ("relative", 92))
-        if self.events:
-            body = urwid.Text(_lines_markup(self.events[0]))
-            more = f" ({len(self.events) - 1} more)" if len(self.events) > 1 else ""
-            footer = urwid.Text(("event title", f"Press any key{more}"), align="center")
+        if model.popups:
+            popup = model.popups[0]
+            body = urwid.Text(_lines_markup(popup.body))
+            footer = urwid.Text(("event title", popup.footer(len(model.popups) - 1)), align="center")
             box = urwid.AttrMap(urwid.LineBox(urwid.Pile([body, urwid.Divider(), footer])), "event")
             return urwid.Overlay(box, self._frame, "center", ("relative", 86), "middle", "pack")
-        if self._answer is not None:
-            body = urwid.Text(("event title", self._question), align="center")
+        if model.answering:
+            body = urwid.Text(("event title", model.question), align="center")
             box = urwid.AttrMap(urwid.LineBox(body), "event")
             return urwid.Overlay(box, self._frame, "center", ("relative", 70), "middle", "pack")
         return self._frame
