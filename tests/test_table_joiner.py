@@ -275,3 +275,23 @@ def test_a_host_naming_a_game_of_ours_must_be_that_games_host():
     arrival.feed(Begun(session))
     result = arrival.result()
     assert isinstance(result, RemoteTableError) and "another key than that game's host" in str(result)
+
+
+def test_a_game_of_ours_taken_up_on_this_connection_gives_the_host_the_whole_wait_from_now():
+    """A joiner restarted with its very command, whose host names the game, used to declare
+    the host absent at its next tick: its time away was counted from the clock's origin (0),
+    and an edge's clock (trio's) starts anywhere. It is counted from the moment we take the
+    game up again, like a return by ``resume``."""
+    from p2pwhist.session import Session
+    from p2pwhist.table import Begun
+
+    arrival = Arrival()
+    arrival.now = 50_000.0  # trio's clock starts at a large arbitrary offset
+    table = Table(BoxWhist(2), MatchLength(hands=1), (arrival.host, arrival.machine.me), bytes(32), "2026-12-02")
+    session = Session(start_message(arrival.host_key, table), 1, arrival.key, lambda: bytes(32))
+    arrival.machine.resumable = [Resumable(session.game_id, "Box Whist with alice, hosted by alice", "old.p2pw")]
+    arrival.welcome(session.game_id)
+    arrival.feed(Begun(session))
+    arrival.tick(arrival.now + 1)
+    assert not [a for a in arrival.actions if isinstance(a, Finish)], arrival.lines()
+    assert arrival.machine.deadline is not None and arrival.machine.deadline > arrival.now

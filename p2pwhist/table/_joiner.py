@@ -169,7 +169,7 @@ class JoinerMachine(Playing):
         """A joiner going on with an unfinished game of its own: it connects and rejoins."""
         machine = cls(session.table.players[session.seat].name, key, where, limits)  # type: ignore[index]
         machine._play(session, now)
-        machine.step, machine.lost_at, machine.retry_at = Step.AWAY, now, now
+        machine.step, machine.retry_at = Step.AWAY, now
         return machine
 
     # -- the edge's calls ---------------------------------------------------------------------
@@ -443,7 +443,9 @@ class JoinerMachine(Playing):
         return out + self._end(error)
 
     def _play(self, session: Session, now: float) -> Peer:
-        self.peer = Peer(session, self, now, self.limits)
+        # Until we are at the table (PLAYING), the host counts as away from now: a game taken up
+        # again gives the host the whole wait, whatever the clock's origin.
+        self.peer, self.lost_at = Peer(session, self, now, self.limits), now
         return self.peer
 
     # -- returning ------------------------------------------------------------------------------
