@@ -15,8 +15,7 @@ from typing import Any, TypeAlias
 
 from p2pwhist.bodies import Player
 from p2pwhist.session import Session
-from p2pwhist.session_events import Outcome
-from p2pwhist.session_events import SessionEvent
+from p2pwhist.session_events import Outcome, SessionEvent
 from p2pwhist.signed import SignedMessage
 from p2pwhist.table._frames import Notice
 from p2pwhist.table._trust import KeyJudgement

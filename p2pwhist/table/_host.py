@@ -24,8 +24,8 @@ from p2pwhist.bodies import Player
 from p2pwhist.session import HOST, Session
 from p2pwhist.table._actions import (
     Action,
-    Begun,
     BeginFailed,
+    Begun,
     Chosen,
     Close,
     ConnId,

@@ -47,8 +47,8 @@ from p2pwhist.session import HOST, Need, Outcome, Session
 from p2pwhist.signed import Kind, SignatureError, SignedMessage, parse
 from p2pwhist.table._actions import (
     Action,
-    Begun,
     BeginFailed,
+    Begun,
     Chosen,
     Close,
     Connect,

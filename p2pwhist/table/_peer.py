@@ -45,7 +45,6 @@ from p2pwhist.table._actions import Action, Choose, Keep, Record, Remember, Show
 from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, TableError
 from p2pwhist.table._limits import Limits
 
-
 # A seat co-signs a FORFEIT only once its own clock says the named seat's message has been due
 # for the shorter of the table's two limits, less this slack: its clock started a relay's
 # latency after the declarer's, and clocks run at slightly different rates (session.md §7.3).
