@@ -9,9 +9,11 @@ Every wait has a deadline; nothing asserts how long anything took.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import re
+import subprocess
 import sys
 import threading
 import time
@@ -284,10 +286,11 @@ def test_two_people_see_each_other_play_and_keys_out_of_turn_are_not_played(term
         terminal.kill()
 
 
-def _seated_pair(terminals) -> tuple[Terminal, Terminal]:
-    """alice hosting a 1-hand match and bob joined, both at the table with the cards dealt."""
+def _seated_pair(terminals, *host_args: str) -> tuple[Terminal, Terminal]:
+    """alice hosting a 1-hand match (with ``host_args``) and bob joined, both at the table with
+    the cards dealt."""
     host = terminals("host", "--port", "0", "--hands", "1", "--name", "alice", "--bind", "127.0.0.1",
-                     home="alice")
+                     *host_args, home="alice")
     screen = host.wait_for(lambda s: "--expect" in s, "the join command")
     command = next(line for line in screen.split("\n") if "--expect" in line)
     address = re.search(r"join (\S+)", command).group(1)
@@ -321,6 +324,27 @@ def test_a_peer_killed_mid_hand_is_shown_away_with_its_time_counting_down(termin
     host.send(ESC)  # a key (closing a popup, or refused) does not take the line away
     host.wait_for(lambda s, before=host.text: s != before, "the key taken")
     assert LEFT.search(host.wait_for(lambda s: LEFT.search(s), "bob still away")), host.text
+
+
+def test_a_forfeit_by_absence_is_a_player_who_left_on_every_screen_and_record(terminals, tmp_path):
+    """bob's process is killed and he does not return within the table's wait: alice's table
+    says he left (a forfeit, not a breach), as do the lines after it, ``show`` and ``verify --json``."""
+    host, guest = _seated_pair(terminals, "--wait", "10")
+    guest.child.kill(9)
+    screen = host.wait_for(lambda s: "(a forfeit, not a" in s, "the hand's end")
+    assert "bob left the match and may not win the hand" in screen and "broke" not in screen
+    host.send("\r")
+    host.wait_for(lambda s: host.closed, "the table closed")
+    out = host.output
+    assert "bob left the match" in out and "caught" not in out
+    transcript = re.search(r"p2pwhist verify (\S+)", out).group(1).strip("'")
+    shown = subprocess.run([sys.executable, "-m", "p2pwhist", "show", transcript], capture_output=True, text=True,
+                           timeout=DEADLINE)
+    assert "bob left the match, which loses the hand but proves no breach" in shown.stdout
+    checked = subprocess.run([sys.executable, "-m", "p2pwhist", "verify", "--json", transcript], capture_output=True,
+                             text=True, timeout=DEADLINE)
+    verdict = json.loads(checked.stdout)
+    assert verdict["valid"] and [(hand["left"], hand["offenders"]) for hand in verdict["hands"]] == [([1], [])]
 
 
 # -- play --local: the same table, with the match in this process -------------------------------

@@ -89,3 +89,10 @@ def test_box_says_what_follows_by_its_rule_equal_or_lower():
     assert "To beat" not in table
     (line,) = [line for line in table.splitlines() if line.startswith("To follow:")]
     assert "or lower, else take a box card" in line
+
+
+def test_an_ipv6_host_is_named_in_brackets_with_its_port(tmp_path, monkeypatch, capsys):
+    """``[::1]:PORT``, as ``join`` takes it, never ``::1:PORT``, which reads as a longer address."""
+    monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path))
+    assert cli.main(["join", "[::1]:1", "--bot", "random", "--name", "bob"]) == 1
+    assert "cannot reach the host [::1]:1:" in capsys.readouterr().err
