@@ -27,7 +27,7 @@ from p2pwhist.games.base import BotFactory, ConfigError, Game, GameEntry, GameTe
 from p2pwhist.games.bots import Bot, check_level, make_bot
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry, options_offered
-from p2pwhist.home import HomeError, KnownPeers, SavedName, identity_fingerprint, load_identity, secrets_path
+from p2pwhist.home import HomeError, KnownPeers, Remembered, identity_fingerprint, load_identity, secrets_path
 from p2pwhist.identity import same_fingerprint
 from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
 from p2pwhist.local import LocalMatch, play_match
@@ -54,7 +54,20 @@ def _full_screen(args: argparse.Namespace, person: bool) -> FullScreenPlayer | N
     """The full-screen table for a person at a real terminal, unless --plain."""
     if not person or args.plain or not can_go_full_screen():
         return None
-    return FullScreenPlayer(quiet=args.quiet, auto_forced=args.auto_forced)
+    return FullScreenPlayer(quiet=args.quiet, auto_forced=_auto_forced(args.auto_forced))
+
+
+def _auto_forced(given: bool | None) -> bool:
+    """``--auto-forced`` or ``--no-auto-forced``, remembered as the person's choice; neither:
+    the choice they last made (off until they make one)."""
+    remembered = Remembered.auto_forced()
+    if given is None:
+        return remembered.load() == "on"
+    try:
+        remembered.save("on" if given else "off")
+    except HomeError as error:
+        print(f"p2pwhist: your --auto-forced choice is not remembered: {error}", file=sys.stderr)
+    return given
 
 
 class _Display:
@@ -410,7 +423,7 @@ def _person_name(given: str | None, asking: bool) -> str:
     a person last chose is theirs until they choose another. Bots and programs without a
     terminal never ask and never change it."""
     login = _login_name()
-    saved = SavedName.default()
+    saved = Remembered.name()
     if given is not None:
         name = check_name(given)
     elif (remembered := saved.load()) is not None:

@@ -17,9 +17,9 @@ import re
 import secrets
 import stat
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -233,28 +233,41 @@ class KnownPeers:
             raise HomeError(f"cannot save the known peers {self.path}: {error.strerror}") from None
 
 
-# The name a person plays under, asked once and remembered (``cli_play``): one line, a name of
-# at most MAX_NAME characters of up to 4 bytes each (UTF-8) and its line break; a longer file
-# is no name, and no more of it is read.
-NAME_FILE = "name"
+# A person's small choices, each remembered in a file of its own under $P2PWHIST_HOME: one
+# line, read at most MAX_NAME_BYTES (a name of MAX_NAME characters of up to 4 bytes each in
+# UTF-8, and its line break); a longer file holds no choice, and no more of it is read.
 MAX_NAME_BYTES = MAX_NAME * 4 + 1
+SWITCH = ("on", "off")  # how a yes-or-no choice is written
 
 
-@dataclass
-class SavedName:
-    """The name our person plays under, as they last chose it. It is no secret, but it is
-    written as privately as the rest (``create_private``), replaced whole at each save; and
+def check_switch(text: str) -> str:
+    if text not in SWITCH:
+        raise ConfigError(f"not one of {', '.join(SWITCH)}: {text[:10]!r}")
+    return text
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """One choice of our person's as they last made it: the name they play under (``name``),
+    whether their only legal moves are made for them (``auto_forced``). It is no secret, but it
+    is written as privately as the rest (``create_private``), replaced whole at each save; and
     whatever the file holds, a hostile or damaged file never stops the program: anything that
-    is not one name, read at most ``MAX_NAME_BYTES``, counts as no name (the person is asked)."""
+    ``check`` refuses, or longer than ``MAX_NAME_BYTES``, counts as no choice."""
 
     path: Path
+    check: Callable[[str], str]  # the text as it may be, or ConfigError
+    what: str  # the choice in words, for an error
 
     @staticmethod
-    def default() -> SavedName:
-        return SavedName(home_dir() / NAME_FILE)
+    def name() -> Remembered:
+        return Remembered(home_dir() / "name", check_name, "your name")
+
+    @staticmethod
+    def auto_forced() -> Remembered:
+        return Remembered(home_dir() / "auto-forced", check_switch, "your --auto-forced choice")
 
     def load(self) -> str | None:
-        """The saved name, or None: no file, or one that is not a name."""
+        """The choice, or None: no file, or one that holds no choice."""
         try:
             # O_NONBLOCK: a FIFO planted here must not hang us at open
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -271,22 +284,22 @@ class SavedName:
         if len(data) > MAX_NAME_BYTES:
             return None
         try:
-            return check_name(data.decode("utf-8").removesuffix("\n"))
+            return self.check(data.decode("utf-8").removesuffix("\n"))
         except (UnicodeDecodeError, ConfigError):
             return None
 
-    def save(self, name: str) -> None:
-        """Remember ``name`` (a checked one): a new private file beside the old, renamed over
+    def save(self, value: str) -> None:
+        """Remember ``value`` (a checked one): a new private file beside the old, renamed over
         it. ``HomeError`` if it cannot be written."""
         temporary = self.path.with_name(f".{self.path.name}.{secrets.token_hex(8)}.tmp")
-        fd = create_private(temporary, "your name")
+        fd = create_private(temporary, self.what)
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(f"{check_name(name)}\n".encode("utf-8"))
+                out.write(f"{self.check(value)}\n".encode("utf-8"))
             os.replace(temporary, self.path)
         except OSError as error:
             temporary.unlink(missing_ok=True)
-            raise HomeError(f"cannot save your name in {self.path}: {error.strerror}") from None
+            raise HomeError(f"cannot save {self.what} in {self.path}: {error.strerror}") from None
 
 
 def new_transcript_path(game_id: bytes) -> Path:

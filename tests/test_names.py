@@ -1,5 +1,5 @@
 """The name a person plays under, asked once and remembered, and ``--version`` (issue 23,
-item 8): a saved name is read defensively (``home.SavedName``): whatever the file holds, the
+item 8): a saved name is read defensively (``home.Remembered``): whatever the file holds, the
 program goes on, and asks again."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import p2pwhist
 from p2pwhist import cli, cli_play
 from p2pwhist.bodies import LOG_VERSION, check_name
-from p2pwhist.home import MAX_NAME_BYTES, SavedName
+from p2pwhist.home import MAX_NAME_BYTES, Remembered
 from p2pwhist.table import PROTOCOL_VERSION
 
 REPO = Path(__file__).resolve().parent.parent
@@ -73,7 +73,7 @@ def test_enter_takes_the_login_name_offered(home, monkeypatch):
     asked = _answers(monkeypatch, "")
     assert cli_play._person_name(None, asking=True) == "bob"
     assert asked == ["Your name at the table? [bob] "]
-    assert SavedName.default().load() == "bob"
+    assert Remembered.name().load() == "bob"
 
 
 def test_a_name_that_is_no_name_is_asked_again(home, monkeypatch, capsys):
@@ -107,7 +107,7 @@ def test_bots_and_programs_without_a_terminal_never_ask_nor_change_the_name(home
 ])
 def test_a_garbage_or_oversized_names_file_counts_as_no_name(home, monkeypatch, content):
     (home / "name").write_bytes(content)
-    assert SavedName.default().load() is None
+    assert Remembered.name().load() is None
     _answers(monkeypatch, "ann")
     assert cli_play._person_name(None, asking=True) == "ann"  # asked, and the file replaced
     assert (home / "name").read_bytes() == b"ann\n"
@@ -120,17 +120,17 @@ def test_whatever_the_names_file_holds_it_reads_as_a_name_or_as_none(tmp_path_fa
     one START accepts (check_name) and saving it writes it back byte for byte."""
     path = tmp_path_factory.mktemp("home") / "name"
     path.write_bytes(content)
-    name = SavedName(path).load()
+    name = Remembered(path, check_name, 'your name').load()
     if name is not None:
         assert check_name(name) == name and content in (name.encode("utf-8"), name.encode("utf-8") + b"\n")
 
 
 def test_a_names_file_that_is_no_file_never_stops_the_program(home, monkeypatch):
     os.mkfifo(home / "name")  # would hang a plain open
-    assert SavedName.default().load() is None
+    assert Remembered.name().load() is None
     (home / "name").unlink()
     (home / "name").mkdir()
-    assert SavedName.default().load() is None
+    assert Remembered.name().load() is None
     _answers(monkeypatch, "ann")
     assert cli_play._person_name(None, asking=True) == "ann"  # not saved: said so, and played on
 
@@ -150,3 +150,19 @@ def test_play_at_a_terminal_asks_once(tmp_path):
         finally:
             child.close(force=True)
     assert (tmp_path / "name").read_text() == "ann\n"
+
+
+def test_auto_forced_is_remembered_until_turned_off(tmp_path, monkeypatch):
+    """``--auto-forced`` is a person's choice for their later games too (issue 23: "remembered");
+    ``--no-auto-forced`` takes it back; a file that holds no choice counts as off."""
+    monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path))
+    parse = cli.build_parser().parse_args
+    assert [parse(["play", *flag]).auto_forced for flag in ([], ["--auto-forced"], ["--no-auto-forced"])] == [
+        None, True, False]
+    assert cli_play._auto_forced(None) is False  # never chosen
+    assert cli_play._auto_forced(True) is True
+    assert cli_play._auto_forced(None) is True  # remembered
+    assert cli_play._auto_forced(False) is False
+    assert cli_play._auto_forced(None) is False
+    (tmp_path / "auto-forced").write_bytes(b"on please\n")
+    assert cli_play._auto_forced(None) is False
