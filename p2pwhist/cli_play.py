@@ -23,7 +23,7 @@ import trio
 from p2pwhist.addresses import parse_address
 from p2pwhist.bodies import Table, check_name
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
-from p2pwhist.games.base import BotFactory, ConfigError, Game, GameEntry, GameText
+from p2pwhist.games.base import BotFactory, ConfigError, Game, GameEntry, GameText, Play, View
 from p2pwhist.games.bots import Bot, check_level, make_bot
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry, options_offered
@@ -129,8 +129,8 @@ class _Display:
         self.words, self.seat, self.names = entry.text, seat, [p.name for p in table.players]
         if self.bot_name is not None:
             # OS-seeded and on the real clock: the edge may be random and read the time.
-            self.bot = make_bot(_game_bot(entry, self.bot_name, self.level), random.Random(), self.level,
-                                time.perf_counter)
+            self.bot = Steady(make_bot(_game_bot(entry, self.bot_name, self.level), random.Random(), self.level,
+                                       time.perf_counter))
         if self.full is None and (self.bot_name is None or self.watch):
             names = list(self.names)
             if not self.watch:
@@ -155,6 +155,26 @@ class _Display:
             print(f"{reason}.")
         print(f"Match over. {match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
         print(check_line(record.transcript), flush=True)
+
+
+class Steady:
+    """A bot whose forced moves (its only legal one, which a searching bot makes at once)
+    take as long as its last real choice did: how soon a move comes then tells the table
+    nothing of what the bot holds. Blocking (it sleeps): call it in a worker thread."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.usual = 0.0  # seconds its last choice among several took
+
+    def choose(self, view: View) -> Play:
+        asked = time.monotonic()
+        move = self.bot.choose(view)
+        took = time.monotonic() - asked
+        if len(view.legal_moves) > 1:
+            self.usual = took
+        else:
+            time.sleep(max(0.0, self.usual - took))
+        return move
 
 
 def _asker(bot: str | None):
@@ -485,7 +505,7 @@ def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
     rng = random.Random(args.seed)
     # A seeded game repeats exactly: its bots keep to their playout budgets, with no clock.
     clock = None if args.seed is not None else time.perf_counter
-    bots = [make_bot(entry.bots[args.bot], rng, args.level, clock) for _ in range(game.players)]
+    bots: list[Bot] = [Steady(make_bot(entry.bots[args.bot], rng, args.level, clock)) for _ in range(game.players)]
     length = MatchLength(hands=args.hands)
     full = None if args.watch else _full_screen(args, True)
     if full is None:

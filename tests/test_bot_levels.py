@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -96,3 +97,33 @@ def test_play_offers_the_levels():
     for command in (["play"], ["host"], ["join", "example.org"]):
         assert parser.parse_args([*command, "--bot", "search", "--level", "hard"]).level == "hard"
         assert parser.parse_args(command).level is None  # the bot's default level
+
+
+def test_a_bot_s_forced_move_takes_as_long_as_its_last_choice(monkeypatch):
+    """A search bot makes its only legal move at once and its others in a fraction of a
+    second: at the table a forced move waits as long as the bot's last real choice took
+    (``cli_play.Steady``), so its speed says nothing of what it holds (issue 23)."""
+    import random as random_
+
+    from test_every_game import dealt
+
+    from p2pwhist import cli_play
+    from p2pwhist.games.bots import make_bot
+    from p2pwhist.games.registry import GAMES
+
+    slept: list[float] = []
+    monkeypatch.setattr(cli_play.time, "sleep", slept.append)
+    entry = GAMES["boxwhist"]
+    hand, rng = dealt(entry.make(2), seed=3)
+    bot = cli_play.Steady(make_bot(entry.bots["search"], random_.Random(1), "easy", time.monotonic))
+    forced = 0
+    while not hand.is_over and forced < 2:
+        view = hand.view(hand.current_seat)
+        move = bot.choose(view)
+        if len(view.legal_moves) > 1:
+            assert len(slept) == forced and bot.usual > 0  # a choice: nothing added
+        else:
+            forced += 1
+            assert len(slept) == forced and 0 < slept[-1] <= bot.usual  # as long as the last choice, less its own
+        hand.apply(move)
+    assert forced == 2
