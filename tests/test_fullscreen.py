@@ -331,6 +331,11 @@ def test_a_forfeit_by_absence_is_a_player_who_left_on_every_screen_and_record(te
     says he left (a forfeit, not a breach), as do the lines after it, ``show`` and ``verify --json``."""
     host, guest = _seated_pair(terminals, "--wait", "10")
     guest.child.kill(9)
+    end = time.monotonic() + DEADLINE
+    while "(a forfeit, not a" not in host.text and time.monotonic() < end:
+        if "Your turn" in host.text.split("\n")[0]:  # bob forfeits once his move is due: alice leads
+            host.send("\r")
+        host.pump()
     screen = host.wait_for(lambda s: "(a forfeit, not a" in s, "the hand's end")
     assert "bob left the match and may not win the hand" in screen and "broke" not in screen
     host.send("\r")

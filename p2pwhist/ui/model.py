@@ -268,6 +268,9 @@ class TableModel:
             if self._cut_off_seat(seat):
                 lines.append(f"Lost the connection to {self.names[HOST]}, the host: reconnecting "
                              f"({clock(left)} left, then they forfeit).")
+            elif left == 0:  # the wait is over: the table settles when that seat's message is due
+                lines.append(f"{self.names[seat]} did not return in time, and forfeits once a move of theirs "
+                             "is due.")
             else:
                 lines.append(notice_line(Notice(seat, Presence.GONE, 0, round(left)), self.names, self.seat))
         return " ".join(lines)
