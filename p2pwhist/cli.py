@@ -540,11 +540,11 @@ def _transcripts(paths: Sequence[Path]) -> Iterator[Path]:
                 yield file
 
 
-def _match(path: Path) -> stats.Match | stats.NotCounted:
+def _match(path: Path) -> stats.MatchRecord | stats.NotCounted:
     """The match a file proves, verified; its verdict, which holds its whole log, is dropped
     at once."""
     try:
-        return stats.Match.from_verdict(verify(read_transcript(path)))
+        return stats.MatchRecord.from_verdict(verify(read_transcript(path)))
     except TranscriptError as error:
         return stats.NotCounted(stats.Reason.UNREADABLE, str(error))
 

@@ -1,9 +1,11 @@
 """Who beat whom: counts and skill ratings from verified transcripts, with no I/O.
 
 A transcript is hostile until verified: only a ``Verdict`` that is valid and whose match's
-result the log settles (``Match.from_verdict``) is counted; anything else is ``NotCounted``,
+result the log settles (``MatchRecord.from_verdict``) is counted; anything else is ``NotCounted``,
 with its reason, and touches no count and no rating. So a forged or tampered transcript can
-raise nobody's rating: it does not verify (p2pwhist.verify).
+raise nobody's rating: it does not verify (p2pwhist.verify). What a valid one proves is only
+what its keys signed: whoever holds several keys can record real games among them, which
+rate those keys, and nobody else's.
 
 The rules kept here, each decided once:
 
@@ -65,7 +67,7 @@ class Seated:
 
 
 @dataclass(frozen=True, slots=True)
-class Match:
+class MatchRecord:
     """What the stats need of one verified match, and nothing else: a counted transcript's
     verdict (which holds its whole log) is reduced to this at once, so that a folder of
     transcripts costs one log's memory at a time."""
@@ -79,7 +81,7 @@ class Match:
     rated: bool  # False for a FORFEIT only those who gain from it signed
 
     @staticmethod
-    def from_verdict(verdict: Verdict) -> Match | NotCounted:
+    def from_verdict(verdict: Verdict) -> MatchRecord | NotCounted:
         """The match a verdict proves, or why it is not counted."""
         if not verdict.valid:
             return NotCounted(Reason.INVALID, str(verdict.error))
@@ -89,7 +91,7 @@ class Match:
             return NotCounted(Reason.UNFINISHED, verdict.stopped or "the match's result is not in the log")
         left = outcome.forfeited.seat if outcome.forfeited is not None else None
         settlement = verdict.settlement
-        return Match(
+        return MatchRecord(
             game=session.log[0].digest,
             players=tuple(Seated(p.key, p.name) for p in session.table.players),
             ranks=ranking(outcome.points, left),
@@ -222,7 +224,7 @@ class Stats:
     opponents: list[Versus]
     players: list[PlayerStats]
     counted: int
-    unrated: int  # counted matches left out of the ratings (``Match.rated``)
+    unrated: int  # counted matches left out of the ratings (``MatchRecord.rated``)
     skipped: list[Skipped]
 
     def rating(self, key: bytes) -> Rating | None:
@@ -236,8 +238,8 @@ class Stats:
                 "not_counted": [s.to_json() for s in self.skipped]}
 
 
-def tally(files: Iterable[tuple[str, Match | NotCounted]], you: bytes | None = None) -> Stats:
-    """The stats of ``files`` (each file's name and its ``Match.from_verdict``, in the order
+def tally(files: Iterable[tuple[str, MatchRecord | NotCounted]], you: bytes | None = None) -> Stats:
+    """The stats of ``files`` (each file's name and its ``MatchRecord.from_verdict``, in the order
     the matches were played, which the ratings follow), seen by the key ``you`` if given.
     ``files`` is read once, one at a time."""
     model = PlackettLuce()
@@ -272,7 +274,7 @@ def tally(files: Iterable[tuple[str, Match | NotCounted]], you: bytes | None = N
                  ranked, counted, unrated, skipped)
 
 
-def _count(match: Match, players: dict[bytes, PlayerStats]) -> None:
+def _count(match: MatchRecord, players: dict[bytes, PlayerStats]) -> None:
     for seat, seated in enumerate(match.players):
         player = players.setdefault(seated.key, PlayerStats(seated.key, seated.name))
         player.name = seated.name
@@ -288,7 +290,7 @@ def _best_of_the_rest(ranks: Sequence[int], seat: int) -> int:
     return min(rank for other, rank in enumerate(ranks) if other != seat)
 
 
-def _count_versus(match: Match, you: bytes, opponents: dict[bytes, Versus]) -> None:
+def _count_versus(match: MatchRecord, you: bytes, opponents: dict[bytes, Versus]) -> None:
     ours = next((seat for seat, seated in enumerate(match.players) if seated.key == you), None)
     if ours is None:
         return
@@ -306,7 +308,7 @@ def _count_versus(match: Match, you: bytes, opponents: dict[bytes, Versus]) -> N
         versus.we_left += ours == match.left
 
 
-def _rate(model: PlackettLuce, match: Match, ratings: dict[bytes, Any]) -> None:
+def _rate(model: PlackettLuce, match: MatchRecord, ratings: dict[bytes, Any]) -> None:
     """One match's update: each seat a team of one, ranked by its place (openskill: a lower
     rank is better, equal ranks a draw)."""
     keys = [seated.key for seated in match.players]

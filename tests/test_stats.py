@@ -201,5 +201,5 @@ def test_ranking_puts_the_seat_that_left_last_and_shares_equal_points():
 
 
 def test_a_verdict_of_an_unfinished_game_is_not_a_match(games):
-    counted = stats.Match.from_verdict(verify(read_transcript(games / "10-unfinished.p2pw")))
+    counted = stats.MatchRecord.from_verdict(verify(read_transcript(games / "10-unfinished.p2pw")))
     assert counted.reason is stats.Reason.UNFINISHED and "waiting for bob" in counted.detail
