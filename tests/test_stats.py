@@ -128,9 +128,9 @@ def test_the_fixture_in_text(games, home, capsys):
     mu, sigma = expected_ratings()[ALICE_KEY]
     assert f"You: alice ({FP['alice']}), rating {mu:.1f} ± {sigma:.1f} (ordinal {mu - 3 * sigma:.1f})" in lines
     assert "  matches 7: 4-2-1, hands 11: 6-4-1 (played: won-lost-drawn); left 1, breaches 0" in lines
-    (bob,) = [line.split() for line in lines if FP["bob"] in line and line.startswith("  bob ")][:1]
-    assert bob[:8] == ["bob", FP["bob"], "7:", "4-2-1", "11:", "6-4-1", "2", "1"]  # then his breaches, ours: 1 0
-    assert bob[8:10] == ["1", "0"]
+    against = lines[lines.index("Against you (played: won-lost-drawn, from your side):") + 2]  # after the header
+    # bob: matches, hands, he left, you left, his breaches, yours, his rating
+    assert against.split()[:10] == ["bob", FP["bob"], "7:", "4-2-1", "11:", "6-4-1", "2", "1", "1", "0"]
     not_counted = lines[lines.index("Not counted:") + 1:]
     assert [line.split(": ", 2)[1] for line in not_counted] == list(NOT_COUNTED.values())
 
@@ -203,3 +203,11 @@ def test_ranking_puts_the_seat_that_left_last_and_shares_equal_points():
 def test_a_verdict_of_an_unfinished_game_is_not_a_match(games):
     counted = stats.MatchRecord.from_verdict(verify(read_transcript(games / "10-unfinished.p2pw")))
     assert counted.reason is stats.Reason.UNFINISHED and "waiting for bob" in counted.detail
+
+
+def test_an_unreadable_identity_is_one_line_and_exit_2(home, capsys):
+    (home / "identity.pem").write_text("not a key")
+    assert cli.main(["stats"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("p2pwhist: cannot read the identity key")
+    assert len(captured.err.splitlines()) == 1
