@@ -20,15 +20,17 @@ import argparse
 import importlib.metadata
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import p2pwhist
+from p2pwhist import stats
 from p2pwhist.games.base import ConfigError, GameEntry
 from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.registry import GAMES, options_offered
-from p2pwhist.home import HomeError, home_dir, secrets_path, unfinished_games
+from p2pwhist.home import HomeError, home_dir, load_identity, secrets_path, unfinished_games
 from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT, MAX_LIMIT, MIN_MOVE, MIN_WAIT
+from p2pwhist.signed import public_bytes
 from p2pwhist.text import match_line, plural
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui.scoresheet import scoresheet
@@ -302,6 +304,33 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("path", type=Path, nargs="?", metavar="FILE",
                         help=f"the game's transcript (default: the newest unfinished game in {_in_home('games')})")
 
+    stats_ = commands.add_parser("stats", help="who beat whom: records and ratings from recorded games",
+                                description=f"Verify every transcript in {_in_home('games')} (and each FILE "
+                                "given, or every .p2pw file in a FOLDER given), then count the matches whose result "
+                                "the log settles: per player, and per opponent against you (your identity's key, if "
+                                "you have one), matches and hands played, won, lost and drawn, forfeits (who left "
+                                "the match) and proven breaches; and each player's skill rating (openskill's "
+                                "Plackett-Luce model, mean ± uncertainty; ordinal = mean - 3 × uncertainty), "
+                                "updated match by match in file-name order (a saved game's name starts with its "
+                                "date). A match's ranking is by its final points, equal points a draw; a seat "
+                                "that left ranks last; a player wins with the best place alone, draws sharing "
+                                "it, and against you wins or loses by its place against yours. A match settled "
+                                "by a forfeit only its winner signed is "
+                                "counted but not rated. Not counted, each listed with why: a file that does "
+                                "not verify (a forged or tampered one), an unfinished game (not even its "
+                                "finished hands), and a second file of a game already counted (the same first "
+                                "message).")
+    stats_.add_argument("paths", type=Path, nargs="*", metavar="FILE", help="a transcript, or a folder of them")
+    stats_.add_argument("--json", action="store_true", help="print one JSON object: \"you\" (null without an "
+                       "identity) and each of \"players\" (best rated first) with \"name\" (the last seen), "
+                       "\"fingerprint\", \"key\" (hex), \"matches\" and \"hands\" ({\"played\", \"won\", "
+                       "\"lost\", \"drawn\"}), \"left\", \"breaches\" and \"rating\" ({\"mu\", \"sigma\", "
+                       "\"ordinal\"}, or null if never rated); \"opponents\", your record against each (matches "
+                       "and hands from your side, \"forfeits\" {\"they_left\", \"we_left\"}, \"breaches\" "
+                       "{\"theirs\", \"ours\"}, and their \"rating\"); \"counted\", \"unrated\"; and "
+                       "\"not_counted\": [{\"file\", \"reason\" (\"not a transcript\", \"invalid\", "
+                       "\"unfinished\" or \"duplicate\"), \"detail\"}]")
+
     rules = commands.add_parser("rules", help="how to play a game",
                                 description="Print a game's rules, written for players. Without GAME, list "
                                 "the games: their players and variants.")
@@ -489,7 +518,40 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _stats(args: argparse.Namespace) -> int:
+    identity = home_dir() / "identity.pem"
+    you = public_bytes(load_identity(identity).public_key()) if identity.exists() else None  # never made here
+    record = stats.tally(((str(path), _match(path)) for path in _transcripts(args.paths)), you)
+    print(json.dumps(record.to_json()) if args.json else "\n".join(stats.lines(record)))
+    return 0
+
+
+def _transcripts(paths: Sequence[Path]) -> Iterator[Path]:
+    """The saved games, then each of ``paths`` (a folder: its .p2pw files), each file once,
+    each folder's in name order: a saved game's name starts with its date and time."""
+    saved = home_dir() / "games"
+    seen = set()
+    for path in [saved, *paths]:
+        if path.is_dir():
+            files = sorted(path.glob("*.p2pw"))
+        else:  # a file, or what is not there: a missing FILE is listed as not a transcript
+            files = [] if path == saved else [path]
+        for file in files:
+            if (resolved := file.resolve()) not in seen:
+                seen.add(resolved)
+                yield file
+
+
+def _match(path: Path) -> stats.MatchRecord | stats.NotCounted:
+    """The match a file proves, verified; its verdict, which holds its whole log, is dropped
+    at once."""
+    try:
+        return stats.MatchRecord.from_verdict(verify(read_transcript(path)))
+    except TranscriptError as error:
+        return stats.NotCounted(stats.Reason.UNREADABLE, str(error))
+
+
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": _playing("play"), "host": _playing("host"), "join": _playing("join"), "tables": _playing("tables"),
-    "rules": _rules, "verify": _verify, "show": _show,
+    "rules": _rules, "verify": _verify, "show": _show, "stats": _stats,
 }

@@ -21,11 +21,12 @@ from p2pwhist.signed import public_bytes
 
 
 def open_table(game: Game, length: MatchLength, rng: random.Random,
-               names: Sequence[str] | None = None) -> list[Session]:
+               names: Sequence[str] | None = None, keys: Sequence[Ed25519PrivateKey] | None = None) -> list[Session]:
     """START a table and give every seat its session; keys and secrets come from ``rng``
     (tests only: real peers use OS randomness), so that one seed plays one game. The players
-    are ``names``, by default seat0, seat1, ..."""
-    keys = [Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)) for _ in range(game.players)]
+    are ``names``, by default seat0, seat1, ...; ``keys``, if given, are theirs (the same
+    players at several tables)."""
+    keys = keys or [Ed25519PrivateKey.from_private_bytes(rng.randbytes(32)) for _ in range(game.players)]
     names = names or [f"seat{i}" for i in range(game.players)]
     players = tuple(Player(name, public_bytes(k.public_key())) for name, k in zip(names, keys, strict=True))
     table = Table(game, length, players, rng.randbytes(32))
