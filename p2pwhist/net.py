@@ -477,8 +477,9 @@ class _Edge:
 
     async def _write(self, conn_id: int, conn: _Conn) -> None:
         machine = self.machine
-        timeout = machine.send_timeout(conn_id, SEND_TIMEOUT) if isinstance(machine, HostMachine) else SEND_TIMEOUT
         async for payload, queued in conn.inbox:
+            # asked for each frame: a connection at the door becomes a spectator's at its WATCH
+            timeout = machine.send_timeout(conn_id, SEND_TIMEOUT) if isinstance(machine, HostMachine) else SEND_TIMEOUT
             deadline = queued + timeout
             if conn.close_by is not None:
                 deadline = min(deadline, conn.close_by)

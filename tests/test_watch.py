@@ -14,12 +14,21 @@ import secrets
 import pytest
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from memnet import FakeHost, Hosted, MemoryNetwork, Seat, options, play, table, vouch_until_start
 
 from p2pwhist import net
 from p2pwhist.session import Session
-from p2pwhist.table import PROTOCOL_VERSION, Done, Limits, Logged, Refuse, Refused, TableError, Watch, read_for_spectator
+from p2pwhist.table import (
+    PROTOCOL_VERSION,
+    Done,
+    Limits,
+    Logged,
+    Refuse,
+    Refused,
+    TableError,
+    Watch,
+    read_for_spectator,
+)
 from p2pwhist.table._gallery import Gallery
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import verify
@@ -133,11 +142,14 @@ async def test_a_stalled_spectator_is_dropped_and_the_seats_play_on(tmp_path, au
         ours, theirs = trio.testing.memory_stream_pair()
         await hosted.network.listeners[("alice.lan", 7878)]._in.send(_Stalled(theirs))
         await Seat(ours).send(Watch(PROTOCOL_VERSION))
-        bob = await hosted.join("bob")
-        joined = await bob()
+        seat, key = await hosted.seat("bob")
+        session = Session(await vouch_until_start(seat), 1, key, lambda: secrets.token_bytes(32))
+        await play(seat, session)  # the table waits for bob's first move, and for nobody else
+        await trio.sleep(Limits.spectator_send + 1)
+        assert hosted.said("The spectator at 10.0.9.9:40000 left: it stopped reading"), hosted.lines
+        await play(seat, session, bot="random")
         host = await hosted.end()
-    assert isinstance(host, net.GameRecord) and isinstance(joined, net.GameRecord)
-    assert hosted.said("The spectator at 10.0.9.9:40000 left: it stopped reading")
+    assert isinstance(host, net.GameRecord), host
     assert _verdict(host.transcript) == (True, True)
 
 
