@@ -28,7 +28,17 @@ from p2pwhist.games.base import ConfigError, GameEntry
 from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.registry import GAMES, options_offered
 from p2pwhist.home import HomeError, home_dir, secrets_path, unfinished_games
-from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT, MAX_LIMIT, MIN_MOVE, MIN_WAIT
+from p2pwhist.limits import (
+    DEFAULT_PORT,
+    DEFAULT_SPECTATORS,
+    DEFAULT_TIMEOUT,
+    DEFAULT_WAIT,
+    MAX_DELAY,
+    MAX_LIMIT,
+    MAX_SPECTATORS,
+    MIN_MOVE,
+    MIN_WAIT,
+)
 from p2pwhist.text import match_line, plural
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui.scoresheet import scoresheet
@@ -63,6 +73,7 @@ and need not trust each other:
   p2pwhist play                play against the computer on this machine
   p2pwhist host                start a table others can join
   p2pwhist join [HOST[:PORT]]  sit down at someone's table (no address: one on this network)
+  p2pwhist watch [HOST[:PORT]] watch a table from no seat, checking every move as it is made
   p2pwhist tables              list the tables announced on this network
   p2pwhist resume [FILE]       go back to a game that stopped (a crash, Ctrl-C, a lost connection)
   p2pwhist rules [GAME]        how to play a game (without GAME: the games)
@@ -97,6 +108,26 @@ def _port(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 1 to 65535 (or 0: any free one), not {value}")
+    return value
+
+
+def _spectators(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= MAX_SPECTATORS:
+        raise argparse.ArgumentTypeError(f"spectators are 0 to {MAX_SPECTATORS}, not {value}")
+    return value
+
+
+def _delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= MAX_DELAY:  # a NaN fails this too
+        raise argparse.ArgumentTypeError(f"a delay is 0 to {MAX_DELAY} seconds, not {text}")
     return value
 
 
@@ -246,6 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "is asked, and the first 'no' ends the match)")
     host_.add_argument("--no-announce", action="store_true",
                        help="do not announce the table on the local network (it is still joined by address)")
+    host_.add_argument("--spectators", type=_spectators, default=DEFAULT_SPECTATORS,
+                       help=f"how many may watch at once (p2pwhist watch), seeing only what the signed log "
+                       f"shows everyone; 0 to {MAX_SPECTATORS}, 0: none (default {DEFAULT_SPECTATORS})")
+    host_.add_argument("--delay", type=_delay, default=0.0, help="seconds by which spectators see each message "
+                       "later than the players (default 0: they see only public cards anyway)")
     host_.add_argument("--no-map", action="store_true", help="do not ask your router to forward the port from the "
                        "internet (the first try takes at most 3 s and failing is never fatal)")
     _peer_arguments(host_)
@@ -263,6 +299,18 @@ def build_parser() -> argparse.ArgumentParser:
                        "fingerprint; when it has, you are not asked whether to trust the host (with no "
                        "address: join the table on this network with this fingerprint)")
     _peer_arguments(join_)
+
+    watch_ = commands.add_parser("watch", help="watch a table at HOST[:PORT], or one on this network",
+                                 description="Connect to a host as a spectator: you sit in no seat and see only "
+                                 "what the table's signed log shows everyone (each card played, each hand's "
+                                 "result), each message checked as it comes, as p2pwhist verify checks it; a "
+                                 "message that fails ends the watch in one line. Joining mid-match, you first "
+                                 "get the log so far. The transcript you keep verifies like a player's.")
+    watch_.add_argument("address", metavar="HOST[:PORT]", nargs="?",
+                        help="the host's address, as for join (no address: the table announced on this network)")
+    watch_.add_argument("--transcript", type=Path, help="where to write the game's transcript "
+                        f"(default: a new file under {_in_home('games')})")
+    watch_.set_defaults(expect=None, bot=None)  # as ``join`` finds a table on this network
 
     verify_ = commands.add_parser("verify", help="check recorded games' transcripts",
                                   description="Check every signature, the chain, every deck step (recomputed from "
@@ -491,5 +539,6 @@ def _show(args: argparse.Namespace) -> int:
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": _playing("play"), "host": _playing("host"), "join": _playing("join"), "tables": _playing("tables"),
+    "watch": _playing("watch"),
     "rules": _rules, "verify": _verify, "show": _show,
 }

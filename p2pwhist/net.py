@@ -35,7 +35,7 @@ from p2pwhist.games.base import ConfigError, Game, Play
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import game_entry
 from p2pwhist.home import HomeError, KnownPeers
-from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
+from p2pwhist.limits import DEFAULT_SPECTATORS, DEFAULT_TIMEOUT, DEFAULT_WAIT
 from p2pwhist.reach import table_ad
 from p2pwhist.reach.lan import Announcer
 from p2pwhist.reach.portmap import Mapped, hold_mapping
@@ -155,8 +155,8 @@ class PeerOptions:
 
     # A host's spectators (``host --spectators``, ``--delay``): how many may watch at once, and
     # how much later than the seats they see each message.
-    spectators: int = Limits.spectators
-    delay: float = Limits.delay
+    spectators: int = DEFAULT_SPECTATORS
+    delay: float = 0.0
 
     @property
     def limits(self) -> Limits:
@@ -828,7 +828,8 @@ async def watch(options: PeerOptions, address: str, port: int,
     finally:
         if edge.files is not None:  # a spectator's game is never resumed: it holds no secret
             edge.files.close(over=True, warn=options.report)
-    if isinstance(result, Exception):
-        raise result
+    if isinstance(result, Exception) and edge.files is not None:
+        options.report(f"The log so far, each message checked, is in {edge.files.path}")
+    outcome = _finished(result)
     assert edge.files is not None and machine.session is not None
-    return GameRecord(result, edge.files.path, machine.session.table)
+    return GameRecord(outcome, edge.files.path, machine.session.table)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
+from p2pwhist.limits import DEFAULT_SPECTATORS, DEFAULT_TIMEOUT, DEFAULT_WAIT
 
 # A HELLO is about 100 bytes (a name of at most 32 characters and a 32-byte key); WELCOME,
 # READY, REJOIN, VOUCH and REFUSE are of the same size, a LOBBY at most about 500 bytes. So a
@@ -61,7 +61,7 @@ class Limits:
     # waits for one: a frame that has not left for it within ``spectator_send`` (it reads too
     # slowly, or not at all) drops it. That is also what bounds what the host queues for it:
     # the log's messages (references to bytes the host holds anyway) of that many seconds.
-    spectators: int = 4
+    spectators: int = DEFAULT_SPECTATORS
     delay: float = 0.0
     spectator_send: float = 10.0
     # A spectator hears nothing while the table waits for a person (a trust question, a move,
