@@ -1,5 +1,5 @@
 """Spectators (``p2pwhist watch``): the host's gallery and the spectator's own machine, whole
-tables in memory under a mock clock (protocol/wire.md §2.5).
+tables in memory under a mock clock (protocol/wire.md §2.6).
 
 A spectator sits in no seat and proves nothing; the host sends it the signed log so far, then
 each message as it is appended. What is asserted: a spectator's transcript is the seats' log

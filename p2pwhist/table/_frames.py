@@ -165,7 +165,7 @@ class Done:
 @dataclass(frozen=True, slots=True)
 class Watch:
     """A spectator's first and only frame: it takes no seat and proves nothing, and asks to be
-    sent the log so far and every message appended to it (wire.md §2.5). ``version`` as HELLO's,
+    sent the log so far and every message appended to it (wire.md §2.6). ``version`` as HELLO's,
     so that the host can say which one it speaks."""
 
     LABEL: ClassVar[str] = "watch"

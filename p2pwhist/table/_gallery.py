@@ -1,4 +1,4 @@
-"""The host's spectators: who watches, and what of the log each has been sent (wire.md §2.5).
+"""The host's spectators: who watches, and what of the log each has been sent (wire.md §2.6).
 
 A spectator holds no seat and proves nothing. It says WATCH at the door (``_lobby``), and the
 host sends it the log so far, then every message appended to it, as the same frames the

@@ -1,7 +1,7 @@
 """A spectator's side of a table as one machine: it connects, says WATCH, and checks every
 message of the log the host sends as it comes, with the session that holds no seat
 (``Session.observe``, the machine ``p2pwhist verify`` uses), so it shows the table from no
-seat's view and records a transcript that ``verify`` accepts (wire.md §2.5).
+seat's view and records a transcript that ``verify`` accepts (wire.md §2.6).
 
 The rules it keeps:
 
