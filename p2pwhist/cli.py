@@ -111,24 +111,17 @@ def _port(text: str) -> int:
     return value
 
 
-def _spectators(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value <= MAX_SPECTATORS:
-        raise argparse.ArgumentTypeError(f"spectators are 0 to {MAX_SPECTATORS}, not {value}")
-    return value
-
-
-def _delay(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= MAX_DELAY:  # a NaN fails this too
-        raise argparse.ArgumentTypeError(f"a delay is 0 to {MAX_DELAY} seconds, not {text}")
-    return value
+def _from_0_to(most: int, kind: type[int] | type[float], what: str) -> Callable[[str], int | float]:
+    """A number of ``kind`` from 0 to ``most`` (--spectators, --delay); ``what`` names it."""
+    def read(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not 0 <= value <= most:  # a NaN fails this too
+            raise argparse.ArgumentTypeError(f"{what} 0 to {most}, not {text}")
+        return value
+    return read
 
 
 def _limit(floor: int) -> Callable[[str], int]:
@@ -277,10 +270,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "is asked, and the first 'no' ends the match)")
     host_.add_argument("--no-announce", action="store_true",
                        help="do not announce the table on the local network (it is still joined by address)")
-    host_.add_argument("--spectators", type=_spectators, default=DEFAULT_SPECTATORS,
-                       help=f"how many may watch at once (p2pwhist watch), seeing only what the signed log "
+    host_.add_argument("--spectators", type=_from_0_to(MAX_SPECTATORS, int, "spectators are"),
+                       default=DEFAULT_SPECTATORS, help=f"how many may watch at once (p2pwhist watch), seeing only what the signed log "
                        f"shows everyone; 0 to {MAX_SPECTATORS}, 0: none (default {DEFAULT_SPECTATORS})")
-    host_.add_argument("--delay", type=_delay, default=0.0, help="seconds by which spectators see each message "
+    host_.add_argument("--delay", type=_from_0_to(MAX_DELAY, float, "a delay is, in seconds,"), default=0.0,
+                       help="seconds by which spectators see each message "
                        "later than the players (default 0: they see only public cards anyway)")
     host_.add_argument("--no-map", action="store_true", help="do not ask your router to forward the port from the "
                        "internet (the first try takes at most 3 s and failing is never fatal)")

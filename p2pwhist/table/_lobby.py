@@ -384,17 +384,17 @@ class Lobby:
         return out + self._news(now)
 
     def _returning(self, arrival: Arrival, rejoin: Rejoin, now: float) -> list[Action]:
-        taken = self._rejoin(arrival, rejoin, now)
+        return self._handed_over(arrival, self._rejoin(arrival, rejoin, now))
+
+    def _watching(self, arrival: Arrival, watch: Watch, now: float) -> list[Action]:
+        return self._handed_over(arrival, self._watch(arrival, watch, now))
+
+    def _handed_over(self, arrival: Arrival, taken: str | list[Action]) -> list[Action]:
+        """The host machine's answer about a connection leaving the door for the game (a seat's
+        return, a spectator): why it is refused, or what follows now that it is the game's."""
         if isinstance(taken, str):
             return self._refuse(arrival, taken)
         del self.arrivals[arrival.conn]  # the game's now: its handshake slot is free
-        return taken
-
-    def _watching(self, arrival: Arrival, watch: Watch, now: float) -> list[Action]:
-        taken = self._watch(arrival, watch, now)
-        if isinstance(taken, str):
-            return self._refuse(arrival, taken)
-        del self.arrivals[arrival.conn]  # a spectator's now: its handshake slot is free
         return taken
 
     # -- seating -------------------------------------------------------------------------------
