@@ -272,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="do not announce the table on the local network (it is still joined by address)")
     host_.add_argument("--spectators", type=_from_0_to(MAX_SPECTATORS, int, "spectators are"),
                        default=DEFAULT_SPECTATORS, help="how many may watch at once (p2pwhist watch), seeing only "
-                       f"what the signed log shows everyone; 0 to {MAX_SPECTATORS}, 0: none (default {DEFAULT_SPECTATORS})")
+                       f"what the signed log shows everyone; 0 to {MAX_SPECTATORS}, 0: none "
+                       f"(default {DEFAULT_SPECTATORS})")
     host_.add_argument("--delay", type=_from_0_to(MAX_DELAY, float, "a delay is, in seconds,"), default=0.0,
                        help="seconds by which spectators see each message "
                        "later than the players (default 0: they see only public cards anyway)")
