@@ -6,9 +6,12 @@ frame at a time and written by one task, every write with a deadline), the clock
 files, the person and the bots. It tells the machine what happened, with the time, and does
 what the machine answers, in order; that loop is ``_Edge.run``.
 
-``host`` and ``join`` take their listener or their connect function as arguments, so a test
-hands them memory streams (``trio.testing``) and a mock clock, and plays whole tables, slow
-answers and lost connections in milliseconds.
+``watch`` runs a spectator's machine the same way (``SpectatorMachine``: no seat, every message
+checked as it comes).
+
+``host``, ``join`` and ``watch`` take their listener or their connect function as arguments,
+so a test hands them memory streams (``trio.testing``) and a mock clock, and plays whole
+tables, slow answers and lost connections in milliseconds.
 """
 
 from __future__ import annotations
