@@ -61,7 +61,8 @@ class Gallery:
     def follow(self, raws: list[bytes], now: float) -> list[Action]:
         """The log is now ``raws``: every spectator is sent what it lacks of what is released."""
         self._appended += [now] * (len(raws) - len(self._appended))
-        released = len(raws) if self._over else bisect_right(self._appended, now - self.delay)
+        # compared as ``deadline`` computes it, so that a tick at the deadline always releases
+        released = len(raws) if self._over else bisect_right(self._appended, now, key=lambda t: t + self.delay)
         out: list[Action] = []
         for conn, spectator in self.watching.items():
             out += [Send(conn, raw) for raw in raws[spectator.sent:released]]
