@@ -29,7 +29,17 @@ from p2pwhist.games.base import ConfigError, GameEntry
 from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.registry import GAMES, options_offered
 from p2pwhist.home import HomeError, home_dir, load_identity, secrets_path, unfinished_games
-from p2pwhist.limits import DEFAULT_PORT, DEFAULT_TIMEOUT, DEFAULT_WAIT, MAX_LIMIT, MIN_MOVE, MIN_WAIT
+from p2pwhist.limits import (
+    DEFAULT_PORT,
+    DEFAULT_SPECTATORS,
+    DEFAULT_TIMEOUT,
+    DEFAULT_WAIT,
+    MAX_DELAY,
+    MAX_LIMIT,
+    MAX_SPECTATORS,
+    MIN_MOVE,
+    MIN_WAIT,
+)
 from p2pwhist.signed import public_bytes
 from p2pwhist.text import match_line, plural
 from p2pwhist.transcript import TranscriptError, read_transcript
@@ -62,14 +72,16 @@ Card games for {_player_counts(_EVERY_TABLE)} players who share no server \
 and need not trust each other:
 {", ".join(f"{e.text.title} (--game {name}, {_player_counts(e.players)} players)" for name, e in GAMES.items())}.
 
-  p2pwhist play                play against the computer on this machine
-  p2pwhist host                start a table others can join
-  p2pwhist join [HOST[:PORT]]  sit down at someone's table (no address: one on this network)
-  p2pwhist tables              list the tables announced on this network
-  p2pwhist resume [FILE]       go back to a game that stopped (a crash, Ctrl-C, a lost connection)
-  p2pwhist rules [GAME]        how to play a game (without GAME: the games)
-  p2pwhist verify FILE...      check recorded games (several: where those of one game part)
-  p2pwhist show FILE           print a recorded game like a score sheet
+  p2pwhist play                 play against the computer on this machine
+  p2pwhist host                 start a table others can join
+  p2pwhist join [HOST[:PORT]]   sit down at someone's table (no address: one on this network)
+  p2pwhist watch [HOST[:PORT]]  watch a table from no seat, checking every move as it is made
+  p2pwhist tables               list the tables announced on this network
+  p2pwhist resume [FILE]        go back to a game that stopped (a crash, Ctrl-C, a lost connection)
+  p2pwhist rules [GAME]         how to play a game (without GAME: the games)
+  p2pwhist verify FILE...       check recorded games (several: where those of one game part)
+  p2pwhist stats [FILE...]      who beat whom, from verified recorded games
+  p2pwhist show FILE            print a recorded game like a score sheet
 
 Set P2PWHIST_HOME to keep identity, known peers and saved games somewhere else
 (default ~/.local/share/p2pwhist), e.g. to run several peers on one machine.
@@ -100,6 +112,19 @@ def _port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 1 to 65535 (or 0: any free one), not {value}")
     return value
+
+
+def _from_0_to(most: int, kind: type[int] | type[float], what: str) -> Callable[[str], int | float]:
+    """A number of ``kind`` from 0 to ``most`` (--spectators, --delay); ``what`` names it."""
+    def read(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not 0 <= value <= most:  # a NaN fails this too
+            raise argparse.ArgumentTypeError(f"{what} 0 to {most}, not {text}")
+        return value
+    return read
 
 
 def _limit(floor: int) -> Callable[[str], int]:
@@ -248,6 +273,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "is asked, and the first 'no' ends the match)")
     host_.add_argument("--no-announce", action="store_true",
                        help="do not announce the table on the local network (it is still joined by address)")
+    host_.add_argument("--spectators", type=_from_0_to(MAX_SPECTATORS, int, "spectators are"),
+                       default=DEFAULT_SPECTATORS, help="how many may watch at once (p2pwhist watch), seeing only "
+                       f"what the signed log shows everyone; 0 to {MAX_SPECTATORS}, 0: none "
+                       f"(default {DEFAULT_SPECTATORS})")
+    host_.add_argument("--delay", type=_from_0_to(MAX_DELAY, float, "a delay is, in seconds,"), default=0.0,
+                       help="seconds by which spectators see each message "
+                       "later than the players (default 0: they see only public cards anyway)")
     host_.add_argument("--no-map", action="store_true", help="do not ask your router to forward the port from the "
                        "internet (the first try takes at most 3 s and failing is never fatal)")
     _peer_arguments(host_)
@@ -265,6 +297,18 @@ def build_parser() -> argparse.ArgumentParser:
                        "fingerprint; when it has, you are not asked whether to trust the host (with no "
                        "address: join the table on this network with this fingerprint)")
     _peer_arguments(join_)
+
+    watch_ = commands.add_parser("watch", help="watch a table at HOST[:PORT], or one on this network",
+                                 description="Connect to a host as a spectator: you sit in no seat and see only "
+                                 "what the table's signed log shows everyone (each card played, each hand's "
+                                 "result), each message checked as it comes, as p2pwhist verify checks it; a "
+                                 "message that fails ends the watch in one line. Joining mid-match, you first "
+                                 "get the log so far. The transcript you keep verifies like a player's.")
+    watch_.add_argument("address", metavar="HOST[:PORT]", nargs="?",
+                        help="the host's address, as for join (no address: the table announced on this network)")
+    watch_.add_argument("--transcript", type=Path, help="where to write the game's transcript "
+                        f"(default: a new file under {_in_home('games')})")
+    watch_.set_defaults(expect=None, bot=None)  # as ``join`` finds a table on this network
 
     verify_ = commands.add_parser("verify", help="check recorded games' transcripts",
                                   description="Check every signature, the chain, every deck step (recomputed from "
@@ -553,5 +597,5 @@ def _match(path: Path) -> stats.MatchRecord | stats.NotCounted:
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "play": _playing("play"), "host": _playing("host"), "join": _playing("join"), "tables": _playing("tables"),
-    "rules": _rules, "verify": _verify, "show": _show, "stats": _stats,
+    "watch": _playing("watch"), "rules": _rules, "verify": _verify, "show": _show, "stats": _stats,
 }

@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 
 import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.addresses import parse_address
 from p2pwhist.bodies import Table, check_name
@@ -39,6 +40,7 @@ from p2pwhist.net import (
     PeerOptions,
     host,
     join,
+    watch,
 )
 from p2pwhist.reach.lan import HEAR_SECONDS, Heard, NoTable, hear_tables
 from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent, Settled
@@ -46,7 +48,7 @@ from p2pwhist.text import YOU, check_line, match_line, match_summary
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import TerminalPlayer, Watcher
 from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
-from p2pwhist.ui.terminal import TerminalQuestions, hint_bot
+from p2pwhist.ui.terminal import TerminalQuestions, hint_bot, style_for
 from p2pwhist.verify import verify
 
 
@@ -267,6 +269,7 @@ def host_command(args: argparse.Namespace) -> int:
         options.resume = started_by(args.argv)  # the very same command again: its game goes on
         if options.resume is None:
             _say_what_waits(options)
+    options.spectators, options.delay = args.spectators, args.delay
     table = HostOptions(game, length, args.port, args.bind, announce=not args.no_announce, map_port=not args.no_map)
     record = display.run(host, options, table)
     display.finish(record)
@@ -297,6 +300,52 @@ def join_command(args: argparse.Namespace) -> int:
     record = display.run(join, options, address, port, args.expect, None, patient)
     display.finish(record)
     return 0
+
+
+class _Spectating:
+    """What a spectator shows, as lines: each card as it is played (and each trick or round as
+    it ends), each hand's result and the points. It holds no seat and so no view: every line
+    comes from the public log, in the game's own words (``GameText.move``)."""
+
+    def __init__(self) -> None:
+        self.words: GameText | None = None
+        self.names: list[str] = []
+        self.style = style_for(sys.stdout)
+
+    def on_event(self, event: SessionEvent) -> None:
+        if isinstance(event, Seated):
+            self.words, self.names = game_entry(event.table.game).text, [p.name for p in event.table.players]
+            return
+        words = self.words
+        assert words is not None, "START comes first"
+        if isinstance(event, Moved):
+            print(words.move(event.hand, event.seat, event.move, self.names, self.style), flush=True)
+        elif isinstance(event, HandOver):
+            points = ", ".join(f"{name} {p}" for name, p in zip(self.names, event.points, strict=True))
+            print(f"Hand {event.number}: {words.result_line(event.result, self.names)}. Points: {points}", flush=True)
+        elif isinstance(event, Settled):
+            print(f"{event.line(self.names)}.", flush=True)
+
+
+def watch_command(args: argparse.Namespace) -> int:
+    """``watch [HOST[:PORT]]``: follow a table from no seat, checking every message as it comes."""
+    if args.address is None:
+        _choose_table(args)
+    address, port = parse_address(args.address)
+    if args.transcript is not None and os.path.lexists(args.transcript):
+        raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
+    shown = _Spectating()
+    # A spectator signs nothing and proves nothing: a key of the moment stands in for the
+    # identity a seat would need, so watching never creates one.
+    options = PeerOptions(name="spectator", key=Ed25519PrivateKey.generate(), agent=Agent(_no_moves, threaded=False),
+                          transcript=args.transcript, on_event=shown.on_event, report=partial(print, flush=True))
+    record = trio.run(watch, options, address, port)
+    _Display(None).finish(record)
+    return 0
+
+
+def _no_moves(view: object) -> Play:
+    raise ConfigError("a spectator makes no moves")
 
 
 def _choose_table(args: argparse.Namespace) -> None:

@@ -14,3 +14,8 @@ DEFAULT_WAIT = 300.0
 MIN_MOVE = 10
 MIN_WAIT = 10
 MAX_LIMIT = 2 * 86400
+# Spectators watching a host's table at once (--spectators): a few friends; each costs the
+# host one connection and a copy of the log sent, never a wait. --delay is at most a day.
+DEFAULT_SPECTATORS = 4
+MAX_SPECTATORS = 64
+MAX_DELAY = 86400

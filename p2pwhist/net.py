@@ -6,9 +6,12 @@ frame at a time and written by one task, every write with a deadline), the clock
 files, the person and the bots. It tells the machine what happened, with the time, and does
 what the machine answers, in order; that loop is ``_Edge.run``.
 
-``host`` and ``join`` take their listener or their connect function as arguments, so a test
-hands them memory streams (``trio.testing``) and a mock clock, and plays whole tables, slow
-answers and lost connections in milliseconds.
+``watch`` runs a spectator's machine the same way (``SpectatorMachine``: no seat, every message
+checked as it comes).
+
+``host``, ``join`` and ``watch`` take their listener or their connect function as arguments,
+so a test hands them memory streams (``trio.testing``) and a mock clock, and plays whole
+tables, slow answers and lost connections in milliseconds.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from p2pwhist.games.base import ConfigError, Game, Play
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import game_entry
 from p2pwhist.home import HomeError, KnownPeers
-from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
+from p2pwhist.limits import DEFAULT_SPECTATORS, DEFAULT_TIMEOUT, DEFAULT_WAIT
 from p2pwhist.reach import table_ad
 from p2pwhist.reach.lan import Announcer
 from p2pwhist.reach.portmap import Mapped, hold_mapping
@@ -70,6 +73,8 @@ from p2pwhist.table import (
     Send,
     Show,
     Sit,
+    Spectate,
+    SpectatorMachine,
     TableError,
     Unchoose,
     Unvet,
@@ -151,9 +156,14 @@ class PeerOptions:
     command: list[str] | None = None  # how this peer was started: ``p2pwhist resume`` runs it again
     resume: Path | None = None  # the transcript of an unfinished game to go on with, if any
 
+    # A host's spectators (``host --spectators``, ``--delay``): how many may watch at once, and
+    # how much later than the seats they see each message.
+    spectators: int = DEFAULT_SPECTATORS
+    delay: float = 0.0
+
     @property
     def limits(self) -> Limits:
-        return Limits(timeout=self.timeout, wait=self.wait)
+        return Limits(timeout=self.timeout, wait=self.wait, spectators=self.spectators, delay=self.delay)
 
 
 @dataclass
@@ -281,7 +291,7 @@ def _remote(stream: trio.abc.Stream) -> tuple[str, str]:
 # -- the loop around a machine --------------------------------------------------------------------
 
 
-Machine = HostMachine | JoinerMachine
+Machine = HostMachine | JoinerMachine | SpectatorMachine
 
 
 @dataclass(eq=False)
@@ -413,14 +423,14 @@ class _Edge:
                 options.report(action.line)
         elif isinstance(action, Connect):
             self._nursery.start_soon(self._connect_task)  # type: ignore[union-attr]
-        elif isinstance(action, (Begin, Sit, Reopen)):
+        elif isinstance(action, (Begin, Sit, Reopen, Spectate)):
             self._do(self.machine.handle(self._begin(action), trio.current_time()))
         elif isinstance(action, Finish):
             self.result = action.result
         else:
             raise TypeError(f"no edge for {type(action).__name__}")
 
-    def _begin(self, action: Begin | Sit | Reopen) -> Begun | BeginFailed:
+    def _begin(self, action: Begin | Sit | Reopen | Spectate) -> Begun | BeginFailed:
         assert self._create is not None
         try:
             session, self.files = self._create(action)
@@ -469,8 +479,11 @@ class _Edge:
             await self._post(Received(conn_id, payload))
 
     async def _write(self, conn_id: int, conn: _Conn) -> None:
+        machine = self.machine
         async for payload, queued in conn.inbox:
-            deadline = queued + SEND_TIMEOUT
+            # asked for each frame: a connection at the door becomes a spectator's at its WATCH
+            timeout = machine.send_timeout(conn_id, SEND_TIMEOUT) if isinstance(machine, HostMachine) else SEND_TIMEOUT
+            deadline = queued + timeout
             if conn.close_by is not None:
                 deadline = min(deadline, conn.close_by)
             with trio.move_on_at(deadline) as scope:
@@ -481,7 +494,7 @@ class _Edge:
                     return
             if scope.cancelled_caught:
                 if conn.close_by is None:
-                    self._lose(conn_id, conn, f"stopped reading: a frame waited {SEND_TIMEOUT:g} s to leave")
+                    self._lose(conn_id, conn, f"stopped reading: a frame waited {timeout:g} s to leave")
                 return
 
     def _lose(self, conn_id: int, conn: _Conn, reason: str, sample: bytes | None = None, bad: bool = False) -> None:
@@ -787,3 +800,39 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
     outcome = _finished(result)
     assert edge.files is not None and machine.peer is not None
     return GameRecord(outcome, edge.files.path, machine.peer.session.table)
+
+
+# -- watch -------------------------------------------------------------------------------------
+
+
+async def watch(options: PeerOptions, address: str, port: int,
+                connect: Callable[[str, int], Awaitable[trio.abc.Stream]] | None = None) -> GameRecord:
+    """Watch the table a host holds, from no seat: say WATCH, then check every message of the
+    log as it comes with a session that holds no seat (``Session.observe``), showing its events
+    (``options.on_event``) and recording it (``options.transcript``, else a new file under
+    ``$P2PWHIST_HOME/games``). A message that fails to verify ends it at once, in one line
+    (``TableError``), keeping the transcript so far: a valid prefix.
+
+    ``connect`` defaults to ``trio.open_tcp_stream``."""
+    where = host_port(address, port)
+    opener = connect or trio.open_tcp_stream
+    machine = SpectatorMachine(where, options.limits)
+
+    def create(action: Action) -> tuple[Session, GameFiles]:
+        assert isinstance(action, Spectate)
+        made = GameFiles.create(options.transcript, action.start, None)
+        names = [p.name for p in action.start.body.players]  # type: ignore[union-attr]
+        options.report(f"Watching {', '.join(names)} at {where}. Transcript: {made.path}")
+        return Session.observe(action.start), made
+
+    edge = _Edge(machine, options, connect=lambda: opener(address, port), create=create)
+    try:
+        result = await edge.run(machine.begin(trio.current_time()))
+    finally:
+        if edge.files is not None:  # a spectator's game is never resumed: it holds no secret
+            edge.files.close(over=True, warn=options.report)
+    if isinstance(result, Exception) and edge.files is not None:
+        options.report(f"The log so far, each message checked, is in {edge.files.path}")
+    outcome = _finished(result)
+    assert edge.files is not None and machine.session is not None
+    return GameRecord(outcome, edge.files.path, machine.session.table)

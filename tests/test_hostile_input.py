@@ -50,8 +50,10 @@ from p2pwhist.table import (
     RemoteTableError,
     Resumed,
     Vouch,
+    Watch,
     Welcome,
     encode,
+    read_for_spectator,
     read_from_host,
     read_from_joiner,
 )
@@ -131,10 +133,11 @@ HONEST = [
     Hello(3, "bob", _BOB.key), Ready(), Rejoin(bytes(32), 1, 5, bytes(32), bytes(64)), Vouch(_ALICE.key, True),
     Done(7), Welcome(3, "alice", _ALICE.key, bytes(32), None), Welcome(3, "alice", _ALICE.key, bytes(32), bytes(32)),
     Refuse("the table is full"), Lobby(3, (_ALICE, _BOB), 1, ((1, 0), (0, 1))), Lobby(2, (_ALICE,), None, ()),
-    Resumed(9), Notice(1, Presence.SLOW, 3, 15),
+    Resumed(9), Notice(1, Presence.SLOW, 3, 15), Watch(3),
 ]
-READERS = {read_from_joiner: (Hello, Ready, Rejoin, Vouch, Done, Logged),
-           read_from_host: (Welcome, Refuse, Lobby, Resumed, Notice, Done, Logged)}
+READERS = {read_from_joiner: (Hello, Ready, Rejoin, Vouch, Done, Watch, Logged),
+           read_from_host: (Welcome, Refuse, Lobby, Resumed, Notice, Done, Logged),
+           read_for_spectator: (Refuse, Done, Logged)}
 # Values at and past the sizes a receiver takes (wire.md §1): a string over 1,024 bytes, an
 # array over 256 items, a map over 32 pairs, the widest integers, a byte string of 60 KB.
 HUGE = ["x" * 1025, [0] * 257, {str(i): 0 for i in range(33)}, 2**64 - 1, -(2**63), b"\0" * 60000, "n" * 1024,
@@ -169,9 +172,9 @@ def test_honest_frames_decode_as_themselves_only_in_their_direction():
 @settings(max_examples=400, deadline=None)
 @given(honest=st.sampled_from(HONEST), value=st.one_of(values, st.sampled_from(HUGE)), field=st.integers(0, 5))
 def test_every_frame_outside_the_log_decodes_or_is_refused_with_a_frame_error(honest, value, field):
-    """HELLO, READY, REJOIN, VOUCH, DONE, WELCOME, REFUSE, LOBBY, RESUMED and NOTICE (wire.md
-    §2), in both directions: garbage, the right label around garbage, and the right fields with
-    one of them garbage, or one of a LOBBY's players or pairs."""
+    """HELLO, READY, REJOIN, VOUCH, DONE, WELCOME, REFUSE, LOBBY, RESUMED, NOTICE and WATCH
+    (wire.md §2), in every direction (a spectator's too): garbage, the right label around
+    garbage, and the right fields with one of them garbage, or one of a LOBBY's players or pairs."""
     label, fields = honest.LABEL, honest.fields()
     candidates = [value, {label: value}]
     if isinstance(fields, dict):

@@ -11,6 +11,8 @@ relay, the returns and the end is a transition a test can drive in memory, with 
   (``Relay``: delivery, lost and returning seats, NOTICEs, forfeits by absence), then DONE.
 - ``JoinerMachine``: a joiner's arrival (HELLO, checking the host, READY, the LOBBY news and
   its VOUCHes, START), the game over its one connection, its returns (REJOIN), DONE.
+- ``SpectatorMachine``: a spectator's side (WATCH, then every message checked as it comes by
+  a session holding no seat); the host's side of spectators is its ``Gallery``.
 - ``Peer``: what both do with the session (``p2pwhist.session``): check, record, pass on and
   take each message, make ours, forfeits and ABORTs.
 - The frames outside the log, each a typed value decoded once (``read_from_joiner``,
@@ -43,6 +45,7 @@ from p2pwhist.table._actions import (
     Send,
     Show,
     Sit,
+    Spectate,
     Unchoose,
     Unvet,
     Vet,
@@ -66,14 +69,17 @@ from p2pwhist.table._frames import (
     Rejoin,
     Resumed,
     Vouch,
+    Watch,
     Welcome,
     encode,
+    read_for_spectator,
     read_from_host,
     read_from_joiner,
 )
 from p2pwhist.table._host import HostMachine
 from p2pwhist.table._joiner import JoinerMachine, Resumable
 from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
+from p2pwhist.table._spectator import SpectatorMachine
 from p2pwhist.table._trust import KeyJudgement, judge_key
 from p2pwhist.table._words import clock, notice_line
 
@@ -124,6 +130,9 @@ __all__ = [
     "Send",
     "Show",
     "Sit",
+    "Spectate",
+    "SpectatorMachine",
+    "Watch",
     "TableError",
     "UnattributedTableError",
     "Unchoose",
@@ -137,6 +146,7 @@ __all__ = [
     "encode",
     "judge_key",
     "notice_line",
+    "read_for_spectator",
     "read_from_host",
     "read_from_joiner",
 ]

@@ -193,6 +193,15 @@ class Reopen:
 
 
 @dataclass(frozen=True, slots=True)
+class Spectate:
+    """Spectator: the host's START opens the game we watch: make its transcript and our
+    session, which holds no seat (``Session.observe``); ``Begun`` or ``BeginFailed`` follows
+    at once."""
+
+    start: SignedMessage
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     """Append ``message`` to our transcript; ``sync``: and force it to disk."""
 
@@ -241,5 +250,5 @@ class Finish:
     result: Outcome | Exception
 
 
-Action: TypeAlias = (Send | Close | Connect | Vet | Unvet | Choose | Wish | Unchoose | Begin | Sit | Reopen | Record
-                     | Keep | Show | Report | Remember | Finish)
+Action: TypeAlias = (Send | Close | Connect | Vet | Unvet | Choose | Wish | Unchoose | Begin | Sit | Reopen | Spectate
+                     | Record | Keep | Show | Report | Remember | Finish)

@@ -4,10 +4,10 @@ A connection carries two kinds of frame (protocol/wire.md §2): the signed messa
 each an msgpack array, which only the session reads (``Logged`` carries their bytes there
 untouched), and the unsigned frames around them, each a map of exactly one label. There is one
 reader per direction: ``read_from_joiner`` for what a host may receive, ``read_from_host`` for
-what a joiner may receive. Each returns one of the frozen dataclasses below or raises
-``FrameError``; nothing after it sees a raw value. Which frame may come when is the table's
-machines' business (``_lobby``, ``_relay``, ``_joiner``): a reader sees one frame and no
-context.
+what a joiner may receive, and ``read_for_spectator`` for what a spectator may. Each returns
+one of the frozen dataclasses below or raises ``FrameError``; nothing after it sees a raw
+value. Which frame may come when is the table's machines' business (``_lobby``, ``_relay``,
+``_joiner``, ``_gallery``, ``_spectator``): a reader sees one frame and no context.
 """
 
 from __future__ import annotations
@@ -163,6 +163,23 @@ class Done:
 
 
 @dataclass(frozen=True, slots=True)
+class Watch:
+    """A spectator's first and only frame: it takes no seat and proves nothing, and asks to be
+    sent the log so far and every message appended to it (wire.md §2.6). ``version`` as HELLO's,
+    so that the host can say which one it speaks."""
+
+    LABEL: ClassVar[str] = "watch"
+    version: int
+
+    def fields(self) -> dict[str, Any]:
+        return {"version": self.version}
+
+    @classmethod
+    def from_fields(cls, body: Any) -> Watch:
+        return cls(read_int(read_map(body, {"version"}, "a WATCH")["version"], 0, MAX_COUNT, "a protocol version"))
+
+
+@dataclass(frozen=True, slots=True)
 class Logged:
     """A frame that is not a map: a signed message of the log, for the session to judge
     (``Session.check``). Its bytes are kept verbatim: they are what the chain hashes."""
@@ -311,9 +328,10 @@ class Notice:
                    read_int(body["left"], 0, 86400 * 2, "seconds left"))
 
 
-FromJoiner: TypeAlias = Hello | Ready | Rejoin | Vouch | Done | Logged
+FromJoiner: TypeAlias = Hello | Ready | Rejoin | Vouch | Done | Watch | Logged
 FromHost: TypeAlias = Welcome | Refuse | Lobby | Resumed | Notice | Done | Logged
-Framed: TypeAlias = Hello | Ready | Rejoin | Vouch | Done | Welcome | Refuse | Lobby | Resumed | Notice
+ToSpectator: TypeAlias = Refuse | Done | Logged
+Framed: TypeAlias = Hello | Ready | Rejoin | Vouch | Done | Welcome | Refuse | Lobby | Resumed | Notice | Watch
 
 
 def encode(frame: Framed) -> bytes:
@@ -365,5 +383,7 @@ def _pair(value: Any) -> tuple[int, int]:
 
 
 # What a host may receive from a connection, and what a joiner may receive from its host.
-read_from_joiner: Callable[[bytes], FromJoiner] = _reader(Hello, Ready, Rejoin, Vouch, Done)
+read_from_joiner: Callable[[bytes], FromJoiner] = _reader(Hello, Ready, Rejoin, Vouch, Done, Watch)
 read_from_host: Callable[[bytes], FromHost] = _reader(Welcome, Refuse, Lobby, Resumed, Notice, Done)
+# What a spectator may receive from the host it watches (``_spectator``).
+read_for_spectator: Callable[[bytes], ToSpectator] = _reader(Refuse, Done)

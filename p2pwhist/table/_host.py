@@ -39,8 +39,9 @@ from p2pwhist.table._actions import (
     Vetted,
 )
 from p2pwhist.table._errors import LocalTableError
-from p2pwhist.table._frames import Done, FrameError, Logged, Notice, Presence, Rejoin, encode, read_from_joiner
-from p2pwhist.table._limits import Limits
+from p2pwhist.table._frames import Done, FrameError, Logged, Notice, Presence, Rejoin, Watch, encode, read_from_joiner
+from p2pwhist.table._gallery import Gallery
+from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
 from p2pwhist.table._lobby import Arrival, Lobby
 from p2pwhist.table._peer import Peer, Playing
 from p2pwhist.table._relay import Relay
@@ -66,7 +67,8 @@ class HostMachine(Playing):
 
     def __init__(self, me: Player, seats: int, limits: Limits, nonce: Callable[[], bytes]) -> None:
         self.limits = limits
-        self.lobby = Lobby(me, seats, limits, nonce, self._rejoin)
+        self.lobby = Lobby(me, seats, limits, nonce, self._rejoin, self._watch)
+        self.gallery = Gallery(limits)
         self.relay: Relay | None = None
         self.peer: Peer | None = None
         self._over = False
@@ -153,11 +155,14 @@ class HostMachine(Playing):
             times += [self._seat_deadline(peer.due[1]), self._next_notice, peer.deadline]
         if self._ending is not None:
             times.append(self._end_deadline())
+        times.append(self.gallery.deadline)
         finite = [t for t in times if t is not None]
         return min(finite) if finite else None
 
     def frame_limit(self, conn: ConnId) -> int | None:
         """The largest frame we read on ``conn`` next; None: read no more of it."""
+        if conn in self.gallery:  # a spectator says nothing: read only to hear it go, or speak
+            return HANDSHAKE_FRAME
         if self.relay is not None and self.relay.seat_of(conn) is not None:
             return MAX_FRAME
         return self.lobby.frame_limit(conn)
@@ -201,6 +206,8 @@ class HostMachine(Playing):
         return out + self._lost(Lost(conn, why), now)
 
     def _received(self, conn: ConnId, payload: bytes, now: float) -> list[Action]:
+        if conn in self.gallery:
+            return self.gallery.spoke(conn)
         relay, peer = self.relay, self.peer
         seat = relay.seat_of(conn) if relay is not None else None
         if seat is None:
@@ -227,6 +234,8 @@ class HostMachine(Playing):
         return peer.take(frame.raw, seat, now)
 
     def _lost(self, lost: Lost, now: float) -> list[Action]:
+        if lost.conn in self.gallery:
+            return self.gallery.lost(lost.conn, lost.reason)
         relay, peer = self.relay, self.peer
         seat = relay.lost(lost.conn, now) if relay is not None else None
         if seat is None:
@@ -275,9 +284,17 @@ class HostMachine(Playing):
             return limit_at
         return min(limit_at, max(peer.due_since, relay.lost_at[seat]) + limits.wait)
 
+    def send_timeout(self, conn: ConnId, otherwise: float) -> float:
+        """How long a frame queued for ``conn`` may take to leave before the connection is lost:
+        a spectator's is short (``Limits.spectator_send``): the table never waits for one."""
+        return self.limits.spectator_send if conn in self.gallery else otherwise
+
+    def _watch(self, arrival: Arrival, watch: Watch, now: float) -> str | list[Action]:
+        return self.gallery.admit(arrival.conn, arrival.where, watch, self.peer.raws if self.peer else [], now)
+
     def _settle(self, out: list[Action], now: float) -> list[Action]:
         """After anything: take a held frame whose seat is now due, restart the clock of a new
-        wait, and move on to the end once the game is over."""
+        wait, and move on to the end once the game is over; the spectators follow the log."""
         peer, relay = self.peer, self.relay
         while peer is not None and relay is not None and peer.result is None and self._ending is None \
                 and not peer.busy:
@@ -300,6 +317,8 @@ class HostMachine(Playing):
                 out += self._end_tick(now)
             else:
                 out += self._finish(peer.result)
+        if peer is not None and not self.finished:
+            out += self.gallery.follow(peer.raws, now)
         return out
 
     # -- the end ------------------------------------------------------------------------------
@@ -354,7 +373,7 @@ class HostMachine(Playing):
 
     def _finish(self, result) -> list[Action]:
         self._over = True
-        out = self.lobby.close()
+        out = self.gallery.finish(self.peer.raws if self.peer else []) + self.lobby.close()
         if self.relay is not None:
             out += [Close(conn, 2.0, part=True) for conn in self.relay.conn_of if conn is not None]
         return out + [Finish(result)]

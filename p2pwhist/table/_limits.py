@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
+from p2pwhist.limits import DEFAULT_SPECTATORS, DEFAULT_TIMEOUT, DEFAULT_WAIT
 
 # A HELLO is about 100 bytes (a name of at most 32 characters and a 32-byte key); WELCOME,
 # READY, REJOIN, VOUCH and REFUSE are of the same size, a LOBBY at most about 500 bytes. So a
@@ -56,6 +56,17 @@ class Limits:
     reconnect_most: float = 5.0
     # Opening a TCP connection; longer means the host is unreachable.
     connect: float = 10.0
+    # Spectators watching at once (``host --spectators``), and how much later than the seats
+    # each message reaches them (``--delay``). A spectator holds no seat, so the table never
+    # waits for one: a frame that has not left for it within ``spectator_send`` (it reads too
+    # slowly, or not at all) drops it. That is also what bounds what the host queues for it:
+    # the log's messages (references to bytes the host holds anyway) of that many seconds.
+    spectators: int = DEFAULT_SPECTATORS
+    delay: float = 0.0
+    spectator_send: float = 10.0
+    # A spectator hears nothing while the table waits for a person (a trust question, a move,
+    # a seat away, each up to ten minutes by default), so it gives up only after this long.
+    spectator_silence: float = 3600.0
 
     @property
     def notice_interval(self) -> float:

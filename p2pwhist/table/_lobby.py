@@ -25,6 +25,8 @@ Everything that decides who may sit down, and when the game may start, lives her
 - A seated joiner says nothing but VOUCHes before START; if it closes, or sends anything else,
   it has left and its seat is free again. Before ``Begin`` every frame a joiner sent while it
   was seated has been read, so a joiner may answer START at once.
+- In any phase, a first frame WATCH is a spectator's: the host machine (``watch``) admits it
+  to the gallery (``_gallery``) or refuses it, and its handshake slot is free either way.
 
 Times come in as values; deadlines (``deadline``) go out, and ``tick`` acts on them.
 """
@@ -51,6 +53,7 @@ from p2pwhist.table._frames import (
     Refuse,
     Rejoin,
     Vouch,
+    Watch,
     Welcome,
     encode,
     read_from_joiner,
@@ -85,12 +88,12 @@ class Stage(enum.Enum):
 
 # What each stage takes, per phase: a frame of any other type is refused in one line.
 _ACCEPTS: dict[tuple[Phase, Stage], frozenset[type]] = {
-    (Phase.SEATING, Stage.GREETING): frozenset({Hello}),
+    (Phase.SEATING, Stage.GREETING): frozenset({Hello, Watch}),
     (Phase.SEATING, Stage.WELCOMED): frozenset({Ready}),
     (Phase.SEATING, Stage.VETTING): frozenset(),  # it waits for us: anything it says is a departure
     (Phase.SEATING, Stage.SEATED): frozenset({Vouch}),
-    (Phase.STARTING, Stage.GREETING): frozenset({Hello}),
-    (Phase.PLAYING, Stage.GREETING): frozenset({Hello}),
+    (Phase.STARTING, Stage.GREETING): frozenset({Hello, Watch}),
+    (Phase.PLAYING, Stage.GREETING): frozenset({Hello, Watch}),
     (Phase.PLAYING, Stage.WELCOMED): frozenset({Rejoin}),
 }
 # The frames a joiner of a stage may be waiting to send, for the words of a refusal.
@@ -148,15 +151,18 @@ class Lobby:
     """The host's door; see the module docstring. ``me`` is the host's own player, ``seats``
     the table's size (the host included), ``nonce`` a source of fresh WELCOME nonces (OS
     randomness, from the edge). ``rejoin`` judges a REJOIN during the game: why it is refused,
-    or what follows once the connection is the seat's."""
+    or what follows once the connection is the seat's; ``watch`` the same of a WATCH (a
+    spectator, ``_gallery``)."""
 
     def __init__(self, me: Player, seats: int, limits: Limits, nonce: Callable[[], bytes],
-                 rejoin: Callable[[Arrival, Rejoin, float], str | list[Action]]) -> None:
+                 rejoin: Callable[[Arrival, Rejoin, float], str | list[Action]],
+                 watch: Callable[[Arrival, Watch, float], str | list[Action]]) -> None:
         self.me = me
         self.seats = seats
         self.limits = limits
         self._nonce = nonce
         self._rejoin = rejoin
+        self._watch = watch
         self.phase = Phase.SEATING
         self.game: bytes | None = None  # the game under way's id (WELCOME says it)
         self.players: tuple[Player, ...] = ()  # who START seats, once the game is under way
@@ -378,7 +384,14 @@ class Lobby:
         return out + self._news(now)
 
     def _returning(self, arrival: Arrival, rejoin: Rejoin, now: float) -> list[Action]:
-        taken = self._rejoin(arrival, rejoin, now)
+        return self._handed_over(arrival, self._rejoin(arrival, rejoin, now))
+
+    def _watching(self, arrival: Arrival, watch: Watch, now: float) -> list[Action]:
+        return self._handed_over(arrival, self._watch(arrival, watch, now))
+
+    def _handed_over(self, arrival: Arrival, taken: str | list[Action]) -> list[Action]:
+        """The host machine's answer about a connection leaving the door for the game (a seat's
+        return, a spectator): why it is refused, or what follows now that it is the game's."""
         if isinstance(taken, str):
             return self._refuse(arrival, taken)
         del self.arrivals[arrival.conn]  # the game's now: its handshake slot is free
@@ -540,4 +553,5 @@ _HANDLERS: dict[type, Callable[[Lobby, Arrival, object, float], list[Action]]] =
     Ready: Lobby._ready,  # type: ignore[dict-item]
     Vouch: Lobby._vouch,  # type: ignore[dict-item]
     Rejoin: Lobby._returning,  # type: ignore[dict-item]
+    Watch: Lobby._watching,  # type: ignore[dict-item]
 }

@@ -1,0 +1,204 @@
+"""Spectators (``p2pwhist watch``): the host's gallery and the spectator's own machine, whole
+tables in memory under a mock clock (protocol/wire.md §2.6).
+
+A spectator sits in no seat and proves nothing; the host sends it the signed log so far, then
+each message as it is appended. What is asserted: a spectator's transcript is the seats' log
+(or a prefix of it) and verifies; the host admits at most ``--spectators`` and refuses the rest
+in one line each; a spectator that reads nothing is dropped while the seats finish their match;
+a message that does not verify ends the spectator at once, in one line naming it."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+import trio
+import trio.testing
+from memnet import FakeHost, Hosted, MemoryNetwork, Seat, options, play, table, vouch_until_start
+
+from p2pwhist import net
+from p2pwhist.session import Session
+from p2pwhist.table import (
+    PROTOCOL_VERSION,
+    Done,
+    Limits,
+    Logged,
+    Refuse,
+    Refused,
+    TableError,
+    Watch,
+    read_for_spectator,
+)
+from p2pwhist.table._gallery import Gallery
+from p2pwhist.transcript import read_transcript
+from p2pwhist.verify import verify
+
+
+def _verdict(path) -> tuple[bool, bool]:
+    verdict = verify(read_transcript(path))
+    return verdict.valid, verdict.complete
+
+
+async def _spectate(hosted: Hosted, tmp_path, name: str, source: str, **extra) -> net.GameRecord | Exception:
+    try:
+        return await net.watch(options(name, tmp=tmp_path, **extra), "alice.lan", 7878,
+                               connect=hosted.network.connector(source))
+    except TableError as error:
+        return error
+
+
+async def _watcher(seat: Seat) -> list:
+    """What a hand-written spectator is sent, until the host closes."""
+    await seat.send(Watch(PROTOCOL_VERSION))
+    frames = []
+    while (payload := await seat.receive_payload()) is not None:
+        frames.append(read_for_spectator(payload))
+    return frames
+
+
+async def test_a_spectator_before_the_start_and_one_mid_hand_record_the_seats_log(tmp_path, autojump_clock):
+    records: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery)
+
+        async def spectator(name: str, source: str) -> None:
+            records[name] = await _spectate(hosted, tmp_path, name, source)
+
+        nursery.start_soon(spectator, "early", "10.0.1.1")
+        await trio.sleep(1)
+        seat, key = await hosted.seat("bob")
+        start = await vouch_until_start(seat)
+        session = Session(start, 1, key, lambda: secrets.token_bytes(32))
+        await play(seat, session)  # up to bob's first move: the cards are dealt, the hand under way
+        nursery.start_soon(spectator, "late", "10.0.1.2")
+        while not hosted.said("10.0.1.2"):
+            await trio.sleep(0.01)
+        await play(seat, session, bot="random")
+        host = await hosted.end()
+    assert isinstance(host, net.GameRecord), host
+    log = host.transcript.read_bytes()
+    for name in ("early", "late"):
+        record = records[name]
+        assert isinstance(record, net.GameRecord), (name, record)
+        assert record.transcript.read_bytes() == log
+        assert record.outcome.points == host.outcome.points
+        assert _verdict(record.transcript) == (True, True)
+    assert not list(tmp_path.glob("*.secrets"))  # a spectator's game is never resumed: it holds no secret
+
+
+async def test_the_host_admits_its_most_and_refuses_the_rest_in_one_line_each(tmp_path, autojump_clock):
+    """20 spectators at once, 4 admitted: the rest are refused, and none holds a slot at the door."""
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery, spectators=4)
+        seen: list[list] = []
+
+        async def one(n: int) -> None:
+            seen.append(await _watcher(await hosted.connect(f"10.0.{n}.1")))
+
+        for n in range(20):
+            nursery.start_soon(one, n)
+        bob = await hosted.join("bob")
+        await bob()
+        await hosted.end()
+    refused = [frames for frames in seen if frames and isinstance(frames[0], Refuse)]
+    watched = [frames for frames in seen if frames and isinstance(frames[0], Logged)]
+    assert len(refused) == 16 and len(watched) == 4
+    assert all(len(frames) == 1 and "4 spectators already" in frames[0].reason for frames in refused)
+    assert all(isinstance(frames[-1], Done) and frames[-1].have == len(frames) - 1 for frames in watched)
+    assert len([line for line in hosted.lines if "spectators already" in line]) == 16
+
+
+async def test_a_table_with_no_spectators_refuses_them(tmp_path, autojump_clock):
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery, spectators=0)
+        record = await _spectate(hosted, tmp_path, "spectator", "10.0.1.1")
+        nursery.cancel_scope.cancel()
+    assert isinstance(record, Refused) and "takes no spectators" in str(record)
+
+
+class _Stalled(trio.abc.Stream):
+    """A spectator's connection whose reader never reads: every write past the first blocks."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        self.remote = ("10.0.9.9", "10.0.9.9:40000")
+
+    async def send_all(self, data: bytes) -> None:
+        await trio.sleep_forever()
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.sleep_forever()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return await self.stream.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+async def test_a_stalled_spectator_is_dropped_and_the_seats_play_on(tmp_path, autojump_clock):
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery)
+        ours, theirs = trio.testing.memory_stream_pair()
+        await hosted.network.listeners[("alice.lan", 7878)]._in.send(_Stalled(theirs))
+        await Seat(ours).send(Watch(PROTOCOL_VERSION))
+        seat, key = await hosted.seat("bob")
+        session = Session(await vouch_until_start(seat), 1, key, lambda: secrets.token_bytes(32))
+        await play(seat, session)  # the table waits for bob's first move, and for nobody else
+        await trio.sleep(Limits.spectator_send + 1)
+        assert hosted.said("The spectator at 10.0.9.9:40000 left: it stopped reading"), hosted.lines
+        await play(seat, session, bot="random")
+        host = await hosted.end()
+    assert isinstance(host, net.GameRecord), host
+    assert _verdict(host.transcript) == (True, True)
+
+
+async def test_a_message_that_fails_to_verify_ends_the_spectator_at_once(tmp_path, autojump_clock):
+    """A host relays a message with one byte of bob's signature changed: the spectator says so
+    in one line and keeps the log before it, which verifies as a valid prefix."""
+    played = await table(tmp_path / "match")
+    log = list(read_transcript(played.records[0].transcript))
+    bad = next(m for m in log if m.seat == 1)
+    network = MemoryNetwork()
+    fake = FakeHost(network)
+    result: list = []
+
+    async def spectator() -> None:
+        try:
+            result.append(await net.watch(options("spectator", tmp=tmp_path), "alice.lan", 7878,
+                                          connect=network.connector()))
+        except TableError as error:
+            result.append(error)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(spectator)
+        side = await fake.accept()
+        assert await side.receive() == Watch(PROTOCOL_VERSION)
+        for message in log[:bad.seq]:
+            await side.send_payload(message.raw)
+        await side.send_payload(bad.raw[:-1] + bytes([bad.raw[-1] ^ 1]))
+    (error,) = result
+    assert isinstance(error, TableError)
+    assert str(error).startswith(f"message {bad.seq} from bob: ")
+    assert "signature" in str(error) and str(error).endswith("the table's log cannot be trusted")
+    kept = list(read_transcript(tmp_path / "spectator.p2pw"))
+    assert [m.raw for m in kept] == [m.raw for m in log[:bad.seq]]
+    assert _verdict(tmp_path / "spectator.p2pw") == (True, False)
+
+
+def test_the_delay_holds_each_message_back_from_spectators():
+    gallery = Gallery(Limits(delay=30.0))
+    raws = [b"start"]
+    assert gallery.admit(1, "here", Watch(PROTOCOL_VERSION), raws, 100.0) != []
+    assert gallery.follow(raws, 100.0) == [] and gallery.deadline == 130.0
+    raws.append(b"accept")
+    assert gallery.follow(raws, 110.0) == []
+    sent = gallery.follow(raws, 130.0)
+    assert [action.payload for action in sent] == [b"start"] and gallery.deadline == 140.0
+    assert [action.payload for action in gallery.follow(raws, 140.0)] == [b"accept"]
+    assert gallery.deadline is None
+
+
+@pytest.mark.parametrize("version", [PROTOCOL_VERSION - 1, PROTOCOL_VERSION + 1])
+def test_a_spectator_of_another_version_is_told_ours(version):
+    assert f"version {PROTOCOL_VERSION}" in Gallery(Limits()).admit(1, "here", Watch(version), [], 0.0)
