@@ -13,6 +13,7 @@ relay, the returns and the end is a transition a test can drive in memory, with 
   its VOUCHes, START), the game over its one connection, its returns (REJOIN), DONE.
 - ``Peer``: what both do with the session (``p2pwhist.session``): check, record, pass on and
   take each message, make ours, forfeits and ABORTs.
+- ``Talk``: table talk, the lines seated players say to each other outside the log (CHAT).
 - The frames outside the log, each a typed value decoded once (``read_from_joiner``,
   ``read_from_host``), and the limits and words that go with them.
 
@@ -31,6 +32,7 @@ from p2pwhist.table._actions import (
     ConnId,
     Event,
     Finish,
+    Heard,
     Keep,
     Lost,
     Opened,
@@ -40,6 +42,7 @@ from p2pwhist.table._actions import (
     Remember,
     Reopen,
     Report,
+    Say,
     Send,
     Show,
     Sit,
@@ -49,9 +52,12 @@ from p2pwhist.table._actions import (
     Vetted,
     Wish,
 )
+from p2pwhist.table._chat import PRESETS, Talk, relay_chat, shown
 from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, TableError, UnattributedTableError
 from p2pwhist.table._frames import (
+    MAX_CHAT,
     PROTOCOL_VERSION,
+    Chat,
     Done,
     FrameError,
     FromHost,
@@ -82,6 +88,7 @@ __all__ = [
     "Begin",
     "BeginFailed",
     "Begun",
+    "Chat",
     "Choose",
     "Chosen",
     "Close",
@@ -94,6 +101,7 @@ __all__ = [
     "FromHost",
     "FromJoiner",
     "HANDSHAKE_FRAME",
+    "Heard",
     "Hello",
     "HostMachine",
     "JoinerMachine",
@@ -103,10 +111,12 @@ __all__ = [
     "Lobby",
     "LocalTableError",
     "Logged",
+    "MAX_CHAT",
     "Lost",
     "Notice",
     "OpenFailed",
     "Opened",
+    "PRESETS",
     "PROTOCOL_VERSION",
     "Presence",
     "Ready",
@@ -121,10 +131,12 @@ __all__ = [
     "Report",
     "Resumable",
     "Resumed",
+    "Say",
     "Send",
     "Show",
     "Sit",
     "TableError",
+    "Talk",
     "UnattributedTableError",
     "Unchoose",
     "Unvet",
@@ -139,4 +151,6 @@ __all__ = [
     "notice_line",
     "read_from_host",
     "read_from_joiner",
+    "relay_chat",
+    "shown",
 ]
