@@ -49,8 +49,9 @@ _HIDDEN = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
 
 def shown(text: str) -> str:
     """``text`` as a person may see it: one line, with nothing that a terminal would take as
-    anything but a character to print."""
-    return " ".join("".join(ch for ch in text if unicodedata.category(ch) not in _HIDDEN).split())
+    anything but a character to print. A line break or tab is a space, and spaces run together."""
+    kept = (" " if ch.isspace() else ch for ch in text if ch.isspace() or unicodedata.category(ch) not in _HIDDEN)
+    return " ".join("".join(kept).split())
 
 
 def relay_chat(chat: Chat, conns: Iterable[ConnId]) -> list[Action]:
