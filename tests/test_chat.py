@@ -7,7 +7,9 @@ memory (``memnet``), where alice and bob talk while their bots play."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import random
 import types
 from pathlib import Path
 
@@ -24,8 +26,24 @@ from p2pwhist.bodies import Player
 from p2pwhist.gamefiles import SecretFile
 from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
-from p2pwhist.table import MAX_CHAT, Chat, FrameError, Heard, Talk, encode, read_from_host, read_from_joiner, shown
+from p2pwhist.games.registry import game_entry
+from p2pwhist.local import shuffled_deck
+from p2pwhist.table import (
+    MAX_CHAT,
+    PRESETS,
+    Chat,
+    FrameError,
+    Heard,
+    Talk,
+    encode,
+    read_from_host,
+    read_from_joiner,
+    shown,
+)
 from p2pwhist.table._chat import LINES, SLACK, WINDOW
+from p2pwhist.text import Style
+from p2pwhist.ui.model import TALK_KEPT, KeyResult, TableModel
+from p2pwhist.ui.terminal import TerminalPlayer
 
 GAME = hashlib.sha256(b"a game").digest()
 KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([seat + 1]) * 32) for seat in range(3)]
@@ -336,3 +354,67 @@ async def test_a_transcript_verifies_alike_with_and_without_talk(tmp_path, autoj
     text, as_json = _verify_outputs(capsys, plain[0].transcript)
     assert (text, as_json) == _verify_outputs(capsys, chatty[0].transcript)
     assert json.loads(as_json)["valid"] is True
+
+
+# -- how a person talks: the full-screen table's model, and the line interface ----------------
+
+
+def _model(talk_open: bool = True) -> TableModel:
+    model = TableModel(Style(color=False))
+    model.talk_open = talk_open
+    model.asking = True  # our turn: a key would otherwise type a move
+    return model
+
+
+def _keys(model: TableModel, keys: list[str]) -> list[KeyResult]:
+    return [model.key(key, 0.0) for key in keys]
+
+
+def test_slash_opens_the_talk_input_and_enter_says_the_line_not_a_move():
+    model = _model()
+    results = _keys(model, ["/", "Q", "S", " ", "!", "backspace", "enter"])
+    assert [r.say for r in results] == [None] * 6 + ["QS"]
+    assert all(r.move is None for r in results)
+    assert model.talking is None and model.typed == ""
+
+
+def test_a_presets_number_alone_says_the_preset():
+    for number, preset in enumerate(PRESETS, 1):
+        assert _keys(_model(), ["/", str(number), "enter"])[-1].say == preset
+
+
+def test_esc_closes_the_talk_input_and_says_nothing():
+    model = _model()
+    assert [r.say for r in _keys(model, ["/", "h", "i", "esc", "enter"])] == [None] * 5
+    assert model.talking is None
+
+
+def test_with_no_chat_a_slash_opens_nothing():
+    model = _model(talk_open=False)
+    model.asking = False
+    assert all(r.say is None for r in _keys(model, ["/", "h", "enter"]))
+    assert model.talking is None and model.message.startswith("Not your turn")
+
+
+def test_a_line_heard_is_on_the_message_line_and_in_the_history_which_keeps_the_last_few():
+    model = _model()
+    for n in range(TALK_KEPT + 5):
+        model.heard(Heard(1, "bob", f"line {n}"))
+    assert model.message == f"bob said: line {TALK_KEPT + 4}"
+    talk = [entry for entry in model.history() if entry.startswith("bob said:")]
+    assert len(talk) == TALK_KEPT and talk[-1] == f"bob said: line {TALK_KEPT + 4}"
+    model.heard(Heard(0, "alice", "hi", ours=True))
+    assert model.history()[-1] == "You said: hi"
+
+
+def test_the_line_interface_says_a_slash_say_line_and_asks_again():
+    said: list[str] = []
+    out = io.StringIO()
+    game = BoxWhist(2)
+    hand = game.new_hand(0, (), cards=shuffled_deck(game, random.Random(1)))
+    view = hand.view(hand.turn)
+    move = view.legal_moves[0]
+    keyboard = io.StringIO(f"/say good luck\n/say 2\n{view.describe_move(move)}\n")
+    player = TerminalPlayer(hand.turn, game_entry(game).text, keyboard, out, say=said.append)
+    assert player.choose(view) == move
+    assert said == ["good luck", "2"]

@@ -52,7 +52,7 @@ from p2pwhist.table._actions import (
     Vetted,
     Wish,
 )
-from p2pwhist.table._chat import PRESETS, Talk, relay_chat, shown
+from p2pwhist.table._chat import PRESETS, Talk, chat_line, relay_chat, shown, typed_line
 from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, TableError, UnattributedTableError
 from p2pwhist.table._frames import (
     MAX_CHAT,
@@ -145,6 +145,7 @@ __all__ = [
     "Vouch",
     "Welcome",
     "Wish",
+    "chat_line",
     "clock",
     "encode",
     "judge_key",
@@ -153,4 +154,5 @@ __all__ = [
     "read_from_joiner",
     "relay_chat",
     "shown",
+    "typed_line",
 ]

@@ -54,6 +54,17 @@ def shown(text: str) -> str:
     return " ".join("".join(kept).split())
 
 
+def typed_line(typed: str) -> str:
+    """What a person typed to say means: a preset's number (``1``: "good hand"), or the text."""
+    typed = typed.strip()
+    return PRESETS[int(typed) - 1] if typed in {str(n) for n in range(1, len(PRESETS) + 1)} else typed
+
+
+def chat_line(heard: Heard) -> str:
+    """A line of talk as the line interface and the history print it."""
+    return f"{'You' if heard.ours else heard.name} said: {heard.text}"
+
+
 def relay_chat(chat: Chat, conns: Iterable[ConnId]) -> list[Action]:
     """The host passing a line it took on, to each of ``conns`` (seats, and any connection
     that may read the table's talk): one payload, the line as decoded, so only lines the host
