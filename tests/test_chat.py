@@ -10,6 +10,7 @@ import hashlib
 import io
 import json
 import random
+import secrets
 import types
 from pathlib import Path
 
@@ -19,15 +20,18 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memnet import NAMES, MemoryNetwork, options
+from memnet import NAMES, Hosted, MemoryNetwork, options, play, vouch_until_start
 
 from p2pwhist import cli, net
 from p2pwhist.bodies import Player
+from p2pwhist.cli import build_parser
+from p2pwhist.cli_play import _Display
 from p2pwhist.gamefiles import SecretFile
 from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import game_entry
 from p2pwhist.local import shuffled_deck
+from p2pwhist.session import Session
 from p2pwhist.table import (
     MAX_CHAT,
     PRESETS,
@@ -42,8 +46,10 @@ from p2pwhist.table import (
 )
 from p2pwhist.table._chat import LINES, SLACK, WINDOW
 from p2pwhist.text import Style
+from p2pwhist.transcript import read_transcript
 from p2pwhist.ui.model import TALK_KEPT, KeyResult, TableModel
 from p2pwhist.ui.terminal import TerminalPlayer
+from p2pwhist.verify import verify
 
 GAME = hashlib.sha256(b"a game").digest()
 KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([seat + 1]) * 32) for seat in range(3)]
@@ -418,3 +424,47 @@ def test_the_line_interface_says_a_slash_say_line_and_asks_again():
     player = TerminalPlayer(hand.turn, game_entry(game).text, keyboard, out, say=said.append)
     assert player.choose(view) == move
     assert said == ["good luck", "2"]
+
+
+async def test_bad_lines_from_a_hostile_seat_are_dropped_quietly_and_the_game_goes_on(tmp_path, autojump_clock):
+    """bob, hand-written, says a line in alice's name, one signed with another key and one from
+    another game; then six in a row; then an old one again and a new one: the host shows only
+    his good lines within the rate (his bad ones counted against it), keeps his connection,
+    and the match ends and verifies."""
+    heard: list[Heard] = []
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery, hear=heard.append)
+        bob, key = await hosted.seat()
+        session = Session(await vouch_until_start(bob), 1, key, lambda: secrets.token_bytes(32))
+        game, stranger = session.game_id, Ed25519PrivateKey.generate()
+
+        def signed(count: int, text: str, seat: int = 1, by: Ed25519PrivateKey = key, on: bytes = game) -> Chat:
+            return Chat(seat, count, text, by.sign(Chat.statement(on, seat, count, text)))
+
+        bad = [signed(1, "in alice's name", seat=0), signed(2, "another key", by=stranger),
+               signed(3, "another game", on=hashlib.sha256(b"elsewhere").digest())]
+        good = [signed(10 + n, f"line {n}") for n in range(LINES + 2)]
+        for said in (bad, good[:LINES + 1], [good[2], good[LINES + 1]]):
+            for chat in said:
+                await bob.send(chat)
+            await trio.sleep(WINDOW)
+        await play(bob, session, bot="random")
+        record = await hosted.end()
+    assert isinstance(record, net.GameRecord), record
+    assert [h.text for h in heard] == [f"line {n}" for n in range(LINES)] + [f"line {LINES + 1}"]
+    assert all(h.name == "bob" for h in heard)
+    assert not hosted.said("Dropped bob's connection")
+    assert verify(read_transcript(record.transcript)).valid
+
+
+@pytest.mark.parametrize("command", [["play"], ["host"], ["join", "alice.lan"]])
+def test_no_chat_is_an_option_of_every_playing_command(command):
+    parser = build_parser()
+    assert parser.parse_args([*command, "--no-chat"]).no_chat is True
+    assert parser.parse_args(command).no_chat is False
+
+
+def test_a_person_talks_unless_no_chat_and_a_bot_never_does():
+    assert set(_Display(None, chat=True).talk_options()) == {"hear", "say"}
+    assert _Display(None, chat=False).talk_options() == {}
+    assert _Display("random", chat=True).talk_options() == {}
