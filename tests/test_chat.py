@@ -468,3 +468,17 @@ def test_a_person_talks_unless_no_chat_and_a_bot_never_does():
     assert set(_Display(None, chat=True).talk_options()) == {"hear", "say"}
     assert _Display(None, chat=False).talk_options() == {}
     assert _Display("random", chat=True).talk_options() == {}
+
+
+def test_the_chat_vector_is_signed_as_wire_md_says():
+    """protocol/vectors/frames.json's CHAT: its proof verifies over the statement of §2.6, with
+    the key and game id its ``about`` names."""
+    vectors = json.loads((Path(__file__).parent.parent / "protocol" / "vectors" / "frames.json").read_text())
+    (vector,) = [v for v in vectors["frames"] if v["name"] == "chat"]
+    chat = read_from_host(bytes.fromhex(vector["payload"]))
+    game = hashlib.sha256(b"p2pwhist chat vector").digest()
+    assert game.hex() in vectors["about"]
+    key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+    statement = b"p2pwhist chat v1\x00" + game + bytes([chat.seat]) + chat.count.to_bytes(8, "big") + chat.text.encode()
+    key.public_key().verify(chat.proof, statement)
+    assert Talk(game, [PLAYERS[0], Player("bob", key.public_key().public_bytes_raw())], 0, None).take(chat, 0.0)
