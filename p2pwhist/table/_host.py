@@ -9,7 +9,9 @@ The rules it keeps, beyond those of its parts:
   the others and the seat itself are told how long (NOTICE). The host's own messages are
   timed by the joiners (``_joiner``), not here.
 - A frame from a seat is read only when that seat's message is due (or during the end, when
-  its DONE is): until then it is held and its connection read no further (``reading``).
+  its DONE is): until then it is held and its connection read no further (``reading``). A
+  CHAT is the exception: table talk is taken whenever it comes, checked, and passed on or
+  dropped at once (``_chat``), never held.
 - Once the log is complete, every joiner that holds all of it is told DONE and must answer it
   in kind within ``Limits.hello``; one whose connection is down, or that did not answer, is
   waited for (within the wait) so that it can come back for what it lacks (wire.md §2).
