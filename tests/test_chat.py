@@ -424,6 +424,9 @@ def test_the_line_interface_says_a_slash_say_line_and_asks_again():
     player = TerminalPlayer(hand.turn, game_entry(game).text, keyboard, out, say=said.append)
     assert player.choose(view) == move
     assert said == ["good luck", "2"]
+    player.infile = io.StringIO("/say one more?\nn\n")
+    assert player.another_hand() is False
+    assert said[-1] == "one more?"
 
 
 async def test_bad_lines_from_a_hostile_seat_are_dropped_quietly_and_the_game_goes_on(tmp_path, autojump_clock):

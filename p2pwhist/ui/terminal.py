@@ -133,8 +133,8 @@ class TerminalPlayer:
     rules refuse gets a one-line reason and a new prompt. End of input or ``quit`` raises
     ``InputClosed``.
 
-    With ``say`` (table talk), a line ``/say TEXT`` says TEXT at the table (``/say 1`` says
-    the first preset, "good hand"), and the prompt comes again.
+    With ``say`` (table talk), a line ``/say TEXT`` at any prompt says TEXT at the table
+    (``/say 1`` says the first preset, "good hand"), and the prompt comes again.
 
     ``words`` are the game's screens (``GAMES[name].text``). ``names`` are the seats' names,
     ``names[seat]`` being this player's; by default "You" and compass points. ``color`` None
@@ -219,6 +219,9 @@ class TerminalPlayer:
             if not line:
                 raise InputClosed("input closed (end of file): you left the game")
             answer = line.strip().lower()
+            if self.say is not None and answer.startswith(SAY_COMMAND):
+                self.say(line.strip()[len(SAY_COMMAND):])
+                continue
             if answer in ("", "y", "yes"):
                 return True
             if answer in ("n", "no"):
