@@ -223,6 +223,8 @@ def _plain_argument(parser: argparse.ArgumentParser) -> None:
                         "(which is the default for a person at a terminal)")
     parser.add_argument("--quiet", action="store_true", help="on the full-screen table: no bell and no window "
                         "title when your turn comes after someone else's")
+    parser.add_argument("--no-chat", action="store_true", help="no table talk: the lines the others say are not "
+                        "shown, and you say none (a bot never talks)")
     parser.add_argument("--auto-forced", action=argparse.BooleanOptionalAction, help="on the full-screen table: "
                         "where you have exactly one legal move, it is made for you after a short pause, always the "
                         "same; remembered for your later games until --no-auto-forced (default: off)")

@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -44,12 +45,18 @@ from p2pwhist.net import (
 )
 from p2pwhist.reach.lan import HEAR_SECONDS, Heard, NoTable, hear_tables
 from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent, Settled
+from p2pwhist.table import Heard as TableHeard
+from p2pwhist.table import chat_line
 from p2pwhist.text import YOU, check_line, match_line, match_summary
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import TerminalPlayer, Watcher
 from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
 from p2pwhist.ui.terminal import TerminalQuestions, hint_bot, style_for
 from p2pwhist.verify import verify
+
+# Lines a person may say before the table has taken them: more, typed faster than the edge
+# passes them on, are not said (the table would refuse them anyway: at most a few in ten seconds).
+SAID_AHEAD = 4
 
 
 def _full_screen(args: argparse.Namespace, person: bool) -> FullScreenPlayer | None:
@@ -78,7 +85,7 @@ class _Display:
     With ``watch``, a bot plays and the table is shown from its seat as the game goes."""
 
     def __init__(self, bot: str | None, watch: bool = False, full: FullScreenPlayer | None = None,
-                 level: str | None = None) -> None:
+                 level: str | None = None, chat: bool = False) -> None:
         self.full = full  # the full-screen table, which then shows everything
         self.bot_name = bot
         self.level = level  # the search bot's (None: its default)
@@ -88,6 +95,11 @@ class _Display:
         self.words: GameText | None = None
         self.seat = 0
         self.names: list[str] = []  # every seat's name, as its player chose it
+        # Table talk, for a person who has not said --no-chat: what they say, on its way to the
+        # table; a bot says nothing, and is shown nothing.
+        self.talk = trio.open_memory_channel[str](SAID_AHEAD) if chat and bot is None else None
+        if self.talk is not None and full is not None:
+            full.allow_talk(self._say)
 
     def agent(self) -> Agent:
         if self.full is not None:
@@ -99,6 +111,24 @@ class _Display:
         return Agent(lambda view: self.ui.choose(view), threaded=True,  # type: ignore[union-attr]
                      wish=lambda: self.ui.another_hand(),  # type: ignore[union-attr]
                      stop=lambda: self.ui.stop_early())  # type: ignore[union-attr]
+
+    def talk_options(self) -> dict[str, Any]:
+        """The edge's ends of table talk (``PeerOptions.hear``, ``say``): none without it."""
+        if self.talk is None:
+            return {}
+        return {"hear": self.full.heard if self.full is not None else self._print_heard, "say": self.talk[1]}
+
+    def _say(self, text: str) -> None:
+        """A line our person says, on the event loop; one said too fast for the table is not said."""
+        assert self.talk is not None
+        try:
+            self.talk[0].send_nowait(text)
+        except trio.WouldBlock:
+            line = "Not said: the table has not taken your last lines yet."
+            self.full.report(line) if self.full is not None else print(line, flush=True)
+
+    def _print_heard(self, heard: TableHeard) -> None:
+        print(chat_line(heard), flush=True)
 
     def on_event(self, event: SessionEvent) -> None:
         """Show one of the session's events (``Session.take_events``): on the full-screen table
@@ -137,7 +167,9 @@ class _Display:
             names = list(self.names)
             if not self.watch:
                 names[seat] = YOU
-            self.ui = TerminalPlayer(seat, self.words, sys.stdin, sys.stdout, names=names, hints=hint_bot(entry))
+            said = None if self.talk is None or self.watch else partial(trio.from_thread.run_sync, self._say)
+            self.ui = TerminalPlayer(seat, self.words, sys.stdin, sys.stdout, names=names, hints=hint_bot(entry),
+                                     say=said)
 
     def run(self, main, *args):
         """``trio.run(main, *args)``, with the full-screen table beside it if there is one."""
@@ -219,6 +251,7 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
         wait=getattr(args, "wait", DEFAULT_WAIT),
         command=args.argv,
         resume=resume,
+        **display.talk_options(),
     )
 
 
@@ -263,7 +296,7 @@ def host_command(args: argparse.Namespace) -> int:
         return 0
     _, game = _chosen(args)
     length = MatchLength(hands=args.hands, minutes=args.minutes)  # neither: an open match
-    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level)
+    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level, chat=not args.no_chat)
     options = _options(args, display)
     if options.resume is None and args.transcript is None:
         options.resume = started_by(args.argv)  # the very same command again: its game goes on
@@ -291,7 +324,7 @@ def join_command(args: argparse.Namespace) -> int:
     address, port = parse_address(args.address)
     if _finished(args):
         return 0
-    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level)
+    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level, chat=not args.no_chat)
     options = _options(args, display)
     print(f"Your key fingerprint is {identity_fingerprint(options.key)}", flush=True)
     # The very same command again, for a game it started: the host may be restarting too, so
@@ -444,12 +477,13 @@ def play_command(args: argparse.Namespace) -> int:
     if args.local:
         return _play_local(args, entry, game)
     display = _Display(args.bot if args.watch else None, watch=args.watch, full=_full_screen(args, not args.watch),
-                       level=args.level)
+                       level=args.level, chat=not args.no_chat)
     # No hosting instructions to print, and no known peers: the bots' keys are new every time.
     # A person plays under their own name; a bot is named by its kind and seat.
     options = PeerOptions(name=_bot_name(args.bot, 0) if args.watch else _person_name(args.name, _at_terminal(None)),
                           key=load_identity(None), agent=display.agent(), transcript=None,
-                          timeout=PLAY_BOT_TIMEOUT, report=lambda line: None, on_event=display.on_event)
+                          timeout=PLAY_BOT_TIMEOUT, report=lambda line: None, on_event=display.on_event,
+                          **display.talk_options())
 
     async def run() -> GameRecord:
         records: list[GameRecord] = []

@@ -56,6 +56,7 @@ from p2pwhist.table import (
     Close,
     Connect,
     Finish,
+    Heard,
     HostMachine,
     JoinerMachine,
     Keep,
@@ -70,6 +71,7 @@ from p2pwhist.table import (
     Reopen,
     Report,
     Resumable,
+    Say,
     Send,
     Show,
     Sit,
@@ -153,6 +155,10 @@ class PeerOptions:
     # a screen that keeps it on show; None: the line is reported.
     news: Callable[[Notice], None] | None = None
     on_event: Callable[[SessionEvent], None] | None = None
+    # Table talk: the lines said at the table, for our person (None: not shown, and ``say`` is
+    # None too: --no-chat, a bot), and the lines our person says, as they say them.
+    hear: Callable[[Heard], None] | None = None
+    say: trio.MemoryReceiveChannel[str] | None = None
     command: list[str] | None = None  # how this peer was started: ``p2pwhist resume`` runs it again
     resume: Path | None = None  # the transcript of an unfinished game to go on with, if any
 
@@ -338,6 +344,8 @@ class _Edge:
         every connection (briefly) and return its result."""
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            if self.options.say is not None:
+                nursery.start_soon(self._say, self.options.say)
             self._do(first)
             while self.result is None:
                 if self.machine.busy:
@@ -425,6 +433,9 @@ class _Edge:
             self._nursery.start_soon(self._connect_task)  # type: ignore[union-attr]
         elif isinstance(action, (Begin, Sit, Reopen, Spectate)):
             self._do(self.machine.handle(self._begin(action), trio.current_time()))
+        elif isinstance(action, Heard):
+            if options.hear is not None:
+                options.hear(action)
         elif isinstance(action, Finish):
             self.result = action.result
         else:
@@ -593,6 +604,11 @@ class _Edge:
             known.remember((p.name, p.key) for p in players)
         except HomeError as error:  # the game goes on; only the memory of it is lost
             self.options.report(f"Warning: {error}")
+
+    async def _say(self, lines: trio.MemoryReceiveChannel[str]) -> None:
+        """Each line our person says, to the machine, with the wall clock its count starts from."""
+        async for text in lines:
+            await self._post(Say(text, time.time_ns() // 1_000_000))
 
     async def _post(self, event: object) -> None:
         await self._events_in.send(event)

@@ -464,6 +464,12 @@ class Session:
         self._take(message)
         return message
 
+    @property
+    def signer(self) -> Callable[[bytes], bytes] | None:
+        """Signs with our seat's key what we say outside the log (table talk, wire.md §2.6),
+        whose statements are prefixed so that none can pass for a message; None: an observer."""
+        return self._key.sign if self._key is not None else None
+
     def abort(self, reason: str, culprit: int | None = None) -> SignedMessage:
         """Our signed notice that we stop the game, and whom we blame, to send to the others
         before leaving (and to keep in our transcript)."""

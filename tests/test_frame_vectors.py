@@ -15,7 +15,7 @@ import pytest
 from p2pwhist.table import encode, read_from_host, read_from_joiner
 
 VECTORS = json.loads((Path(__file__).parent.parent / "protocol" / "vectors" / "frames.json").read_text())
-FROM_JOINER = {"hello", "ready", "vouch", "rejoin", "done", "watch"}
+FROM_JOINER = {"hello", "ready", "vouch", "rejoin", "done", "watch", "chat"}
 
 
 def _value(shown):
@@ -40,4 +40,4 @@ def test_each_frame_is_its_value_in_shortest_msgpack_and_reads_back(vector):
 def test_the_vectors_cover_every_frame_outside_the_log():
     labels = {next(iter(v["value"])) for v in VECTORS["frames"]}
     assert labels == {"hello", "welcome", "ready", "lobby", "vouch", "refuse", "rejoin", "resumed", "notice", "done",
-                      "watch"}
+                      "watch", "chat"}

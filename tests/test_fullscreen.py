@@ -568,3 +568,19 @@ async def test_play_local_bots_think_off_the_event_loop_so_the_screen_takes_keys
             go_on.set()
             await _until(lambda: full.model.status.startswith("Your turn"), "our turn after the bot's move")
             nursery.cancel_scope.cancel()
+
+
+def test_two_people_talk_at_the_table_and_each_sees_the_others_line_with_their_name(terminals):
+    """Table talk end to end: alice says the first preset with / 1 Enter, bob types a line;
+    each sees the other's line, named, on the message line or in the history."""
+    host, guest = _seated_pair(terminals)
+    both = (host, guest)
+    host.send("/")
+    host.wait_for(lambda s: "Say: _" in s, "the talk input", others=(guest,))
+    host.send("1" + ENTER)
+    guest.wait_for(lambda s: "alice said: good hand" in s, "alice's line", others=(host,))
+    host.wait_for(lambda s: "You said: good hand" in s, "alice's own line", others=(guest,))
+    guest.send("/gg, bob here" + ENTER)
+    host.wait_for(lambda s: "bob said: gg, bob here" in s, "bob's line", others=(guest,))
+    for terminal in both:
+        terminal.kill()

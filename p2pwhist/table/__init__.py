@@ -15,6 +15,7 @@ relay, the returns and the end is a transition a test can drive in memory, with 
   a session holding no seat); the host's side of spectators is its ``Gallery``.
 - ``Peer``: what both do with the session (``p2pwhist.session``): check, record, pass on and
   take each message, make ours, forfeits and ABORTs.
+- ``Talk``: table talk, the lines seated players say to each other outside the log (CHAT).
 - The frames outside the log, each a typed value decoded once (``read_from_joiner``,
   ``read_from_host``), and the limits and words that go with them.
 
@@ -33,6 +34,7 @@ from p2pwhist.table._actions import (
     ConnId,
     Event,
     Finish,
+    Heard,
     Keep,
     Lost,
     Opened,
@@ -42,6 +44,7 @@ from p2pwhist.table._actions import (
     Remember,
     Reopen,
     Report,
+    Say,
     Send,
     Show,
     Sit,
@@ -52,9 +55,12 @@ from p2pwhist.table._actions import (
     Vetted,
     Wish,
 )
+from p2pwhist.table._chat import PRESETS, Talk, chat_line, relay_chat, shown, typed_line
 from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, TableError, UnattributedTableError
 from p2pwhist.table._frames import (
+    MAX_CHAT,
     PROTOCOL_VERSION,
+    Chat,
     Done,
     FrameError,
     FromHost,
@@ -88,6 +94,7 @@ __all__ = [
     "Begin",
     "BeginFailed",
     "Begun",
+    "Chat",
     "Choose",
     "Chosen",
     "Close",
@@ -100,6 +107,7 @@ __all__ = [
     "FromHost",
     "FromJoiner",
     "HANDSHAKE_FRAME",
+    "Heard",
     "Hello",
     "HostMachine",
     "JoinerMachine",
@@ -109,10 +117,12 @@ __all__ = [
     "Lobby",
     "LocalTableError",
     "Logged",
+    "MAX_CHAT",
     "Lost",
     "Notice",
     "OpenFailed",
     "Opened",
+    "PRESETS",
     "PROTOCOL_VERSION",
     "Presence",
     "Ready",
@@ -127,6 +137,7 @@ __all__ = [
     "Report",
     "Resumable",
     "Resumed",
+    "Say",
     "Send",
     "Show",
     "Sit",
@@ -134,6 +145,7 @@ __all__ = [
     "SpectatorMachine",
     "Watch",
     "TableError",
+    "Talk",
     "UnattributedTableError",
     "Unchoose",
     "Unvet",
@@ -142,6 +154,7 @@ __all__ = [
     "Vouch",
     "Welcome",
     "Wish",
+    "chat_line",
     "clock",
     "encode",
     "judge_key",
@@ -149,4 +162,7 @@ __all__ = [
     "read_for_spectator",
     "read_from_host",
     "read_from_joiner",
+    "relay_chat",
+    "shown",
+    "typed_line",
 ]

@@ -96,7 +96,16 @@ class BeginFailed:
     error: Exception
 
 
-Event: TypeAlias = Opened | OpenFailed | Received | Lost | Vetted | Chosen | Begun | BeginFailed
+@dataclass(frozen=True, slots=True)
+class Say:
+    """Our person says ``text`` at the table (table talk, ``_chat``); ``clock_ms`` is the wall
+    clock in milliseconds, from which the line's count starts."""
+
+    text: str
+    clock_ms: int
+
+
+Event: TypeAlias = Opened | OpenFailed | Received | Lost | Vetted | Chosen | Begun | BeginFailed | Say
 
 
 # -- actions -----------------------------------------------------------------------------------
@@ -250,5 +259,16 @@ class Finish:
     result: Outcome | Exception
 
 
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """A line of table talk for our person: said by ``name`` at ``seat`` (``ours``: by us),
+    its ``text`` cleaned to be shown (``_chat.shown``)."""
+
+    seat: int
+    name: str
+    text: str
+    ours: bool = False
+
+
 Action: TypeAlias = (Send | Close | Connect | Vet | Unvet | Choose | Wish | Unchoose | Begin | Sit | Reopen | Spectate
-                     | Record | Keep | Show | Report | Remember | Finish)
+                     | Record | Keep | Show | Report | Remember | Finish | Heard)

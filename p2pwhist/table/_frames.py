@@ -328,10 +328,51 @@ class Notice:
                    read_int(body["left"], 0, 86400 * 2, "seconds left"))
 
 
-FromJoiner: TypeAlias = Hello | Ready | Rejoin | Vouch | Done | Watch | Logged
-FromHost: TypeAlias = Welcome | Refuse | Lobby | Resumed | Notice | Done | Logged
+# -- either way: table talk -------------------------------------------------------------------
+
+MAX_CHAT = 200  # characters of a line of table talk: a sentence, not a letter
+CHAT_DOMAIN = b"p2pwhist chat v1\x00"
+MAX_CHAT_COUNT = 2**64 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """A line of table talk from seat ``seat``, during the game, outside the log (wire.md §2.7):
+    said by a seated player to the host, which passes it on to the others. ``count`` rises with
+    every line the seat says, and ``proof`` is the seat's signature over ``statement`` (the game
+    id, the seat, the count and the text), so the host can neither forge a line nor replay one
+    from another game, nor reorder a seat's lines unnoticed. ``text`` is as signed: it may hold
+    anything a string may, and is cleaned only to be shown (``_chat.shown``)."""
+
+    LABEL: ClassVar[str] = "chat"
+    seat: int
+    count: int
+    text: str
+    proof: bytes
+
+    @staticmethod
+    def statement(game: bytes, seat: int, count: int, text: str) -> bytes:
+        return CHAT_DOMAIN + game + bytes([seat]) + count.to_bytes(8, "big") + text.encode()
+
+    def fields(self) -> dict[str, Any]:
+        return {"seat": self.seat, "count": self.count, "text": self.text, "proof": self.proof}
+
+    @classmethod
+    def from_fields(cls, body: Any) -> Chat:
+        body = read_map(body, {"seat", "count", "text", "proof"}, "a CHAT")
+        text = body["text"]
+        # A surrogate cannot be UTF-8 (msgpack's decoder refuses one), so ``statement`` always encodes.
+        if type(text) is not str or not 1 <= len(text) <= MAX_CHAT:
+            raise FrameError(f"a CHAT's text is a string of 1 to {MAX_CHAT} characters, not {describe(text)}")
+        return cls(read_int(body["seat"], 0, MAX_SEATS - 1, "a seat"),
+                   read_int(body["count"], 0, MAX_CHAT_COUNT, "a line's count"), text,
+                   read_bytes(body["proof"], PROOF_SIZE, "the proof"))
+
+
+FromJoiner: TypeAlias = Hello | Ready | Rejoin | Vouch | Done | Watch | Chat | Logged
+FromHost: TypeAlias = Welcome | Refuse | Lobby | Resumed | Notice | Done | Chat | Logged
 ToSpectator: TypeAlias = Refuse | Done | Logged
-Framed: TypeAlias = Hello | Ready | Rejoin | Vouch | Done | Welcome | Refuse | Lobby | Resumed | Notice | Watch
+Framed: TypeAlias = Hello | Ready | Rejoin | Vouch | Done | Welcome | Refuse | Lobby | Resumed | Notice | Watch | Chat
 
 
 def encode(frame: Framed) -> bytes:
@@ -383,7 +424,7 @@ def _pair(value: Any) -> tuple[int, int]:
 
 
 # What a host may receive from a connection, and what a joiner may receive from its host.
-read_from_joiner: Callable[[bytes], FromJoiner] = _reader(Hello, Ready, Rejoin, Vouch, Done, Watch)
-read_from_host: Callable[[bytes], FromHost] = _reader(Welcome, Refuse, Lobby, Resumed, Notice, Done)
+read_from_joiner: Callable[[bytes], FromJoiner] = _reader(Hello, Ready, Rejoin, Vouch, Done, Watch, Chat)
+read_from_host: Callable[[bytes], FromHost] = _reader(Welcome, Refuse, Lobby, Resumed, Notice, Done, Chat)
 # What a spectator may receive from the host it watches (``_spectator``).
 read_for_spectator: Callable[[bytes], ToSpectator] = _reader(Refuse, Done)

@@ -9,7 +9,9 @@ The rules it keeps, beyond those of its parts:
   the others and the seat itself are told how long (NOTICE). The host's own messages are
   timed by the joiners (``_joiner``), not here.
 - A frame from a seat is read only when that seat's message is due (or during the end, when
-  its DONE is): until then it is held and its connection read no further (``reading``).
+  its DONE is): until then it is held and its connection read no further (``reading``). A
+  CHAT is the exception: table talk is taken whenever it comes, checked, and passed on or
+  dropped at once (``_chat``), never held.
 - Once the log is complete, every joiner that holds all of it is told DONE and must answer it
   in kind within ``Limits.hello``; one whose connection is down, or that did not answer, is
   waited for (within the wait) so that it can come back for what it lacks (wire.md §2).
@@ -35,11 +37,25 @@ from p2pwhist.table._actions import (
     Opened,
     Received,
     Report,
+    Say,
     Send,
     Vetted,
 )
+from p2pwhist.table._chat import Talk, relay_chat
 from p2pwhist.table._errors import LocalTableError
-from p2pwhist.table._frames import Done, FrameError, Logged, Notice, Presence, Rejoin, Watch, encode, read_from_joiner
+from p2pwhist.table._frames import (
+    Chat,
+    Done,
+    FrameError,
+    FromJoiner,
+    Logged,
+    Notice,
+    Presence,
+    Rejoin,
+    Watch,
+    encode,
+    read_from_joiner,
+)
 from p2pwhist.table._gallery import Gallery
 from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
 from p2pwhist.table._lobby import Arrival, Lobby
@@ -71,6 +87,7 @@ class HostMachine(Playing):
         self.gallery = Gallery(limits)
         self.relay: Relay | None = None
         self.peer: Peer | None = None
+        self.talk: Talk | None = None  # the table's talk, once the game is under way
         self._over = False
         self._noticed: tuple[int, int] | None = None  # the wait (``Peer.due``) the notices are for
         self._next_notice = 0.0
@@ -118,6 +135,8 @@ class HostMachine(Playing):
         elif isinstance(event, BeginFailed):
             return self.lobby.refuse_all(f"{self.lobby.me.name} cannot start the game: {event.error}") + \
                 self._finish(event.error)
+        elif isinstance(event, Say):
+            out = self._say(event, now)
         else:
             raise LocalTableError(f"a host takes no {type(event).__name__}")
         return self._settle(out, now)
@@ -183,6 +202,7 @@ class HostMachine(Playing):
         names = [p.name for p in session.table.players]
         self.relay = Relay(conns, names, now)
         self.peer = Peer(session, self, now, self.limits)
+        self.talk = Talk(session.game_id, session.table.players, session.seat, session.signer)
         return self.peer
 
     # -- the peer's transport: the relay, and a seat's connection dropped ------------------------
@@ -213,22 +233,27 @@ class HostMachine(Playing):
         if seat is None:
             return self.lobby.received(conn, payload, now) if conn in self.lobby.arrivals else []
         assert relay is not None and peer is not None
+        frame: FromJoiner | FrameError
+        try:
+            frame = read_from_joiner(payload)
+        except FrameError as error:  # judged where a frame from this seat is judged, as any other
+            frame = error
+        if isinstance(frame, Chat):  # talk is taken whenever it comes, and never waits behind the game
+            return self._heard(seat, frame, now)
         if self._ending is not None:
-            return self._answered(seat, conn, payload, now)
+            return self._answered(seat, conn, frame, now)
         if peer.result is not None:
             return []
         if peer.busy or peer.due is None or peer.due[1] != seat:
-            relay.hold(conn, payload)
+            relay.hold(conn, frame)
             return []
-        return self._from_seat(seat, payload, now)
+        return self._from_seat(seat, frame, now)
 
-    def _from_seat(self, seat: int, payload: bytes, now: float) -> list[Action]:
+    def _from_seat(self, seat: int, frame: FromJoiner | FrameError, now: float) -> list[Action]:
         peer = self.peer
         assert peer is not None
-        try:
-            frame = read_from_joiner(payload)
-        except FrameError as error:  # bytes that prove nothing: the connection goes, the seat may return
-            return self.drop(seat, f"it sent a bad frame: {error}", now)
+        if isinstance(frame, FrameError):  # bytes that prove nothing: the connection goes, the seat may return
+            return self.drop(seat, f"it sent a bad frame: {frame}", now)
         if not isinstance(frame, Logged):
             return self.drop(seat, f"it sent a {type(frame).__name__.upper()} during the game", now)
         return peer.take(frame.raw, seat, now)
@@ -321,6 +346,30 @@ class HostMachine(Playing):
             out += self.gallery.follow(peer.raws, now)
         return out
 
+    # -- table talk (``_chat``) ------------------------------------------------------------------
+
+    def _say(self, say: Say, now: float) -> list[Action]:
+        """Our person's line, to every seat, or a line saying why it was not said."""
+        if self.talk is None:
+            return [Report("Not said: the table talks once the game has begun.")]
+        chat = self.talk.say(say.text, say.clock_ms, now)
+        if isinstance(chat, str):
+            return [Report(f"Not said: {chat}.")]
+        return [self.talk.heard(chat), *self._pass_chat(chat)]
+
+    def _heard(self, seat: int, chat: Chat, now: float) -> list[Action]:
+        """A line from ``seat``: for our person and passed on, or dropped quietly (``Talk.take``)."""
+        assert self.talk is not None
+        heard = self.talk.take(chat, now, via=seat)
+        return [] if heard is None else [heard, *self._pass_chat(chat)]
+
+    def _pass_chat(self, chat: Chat) -> list[Action]:
+        """A line the host took or said, to every connection that reads the table's talk but
+        the one that said it: the one place the host passes talk on."""
+        assert self.relay is not None
+        return relay_chat(chat, [conn for seat, conn in enumerate(self.relay.conn_of)
+                                 if conn is not None and seat != chat.seat])
+
     # -- the end ------------------------------------------------------------------------------
 
     def _ask_done(self, seat: int, now: float) -> list[Action]:
@@ -332,16 +381,12 @@ class HostMachine(Playing):
         ending.asked[seat] = now
         return [Send(conn, encode(Done(len(peer.raws))))]
 
-    def _answered(self, seat: int, conn: ConnId, payload: bytes, now: float) -> list[Action]:
+    def _answered(self, seat: int, conn: ConnId, frame: FromJoiner | FrameError, now: float) -> list[Action]:
         """A joiner's answer to DONE: the same DONE, or it is treated as gone (it may return)."""
         ending, peer, relay = self._ending, self.peer, self.relay
         assert ending is not None and peer is not None and relay is not None
         if seat not in ending.asked:
             return []
-        try:
-            frame = read_from_joiner(payload)
-        except FrameError:
-            frame = None
         if frame == Done(len(peer.raws)):
             ending.missing.discard(seat)
             del ending.asked[seat]

@@ -61,14 +61,17 @@ from p2pwhist.table._actions import (
     Received,
     Reopen,
     Report,
+    Say,
     Send,
     Sit,
     Vet,
     Vetted,
 )
+from p2pwhist.table._chat import Talk
 from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, TableError, UnattributedTableError
 from p2pwhist.table._frames import (
     PROTOCOL_VERSION,
+    Chat,
     Done,
     FrameError,
     FromHost,
@@ -114,7 +117,7 @@ _ACCEPTS: dict[Step, frozenset[type]] = {
     Step.VETTING: frozenset({Refuse}),
     Step.WAITING: frozenset({Lobby, Refuse, Logged}),
     Step.REJOINING: frozenset({Resumed, Refuse}),
-    Step.PLAYING: frozenset({Logged, Notice, Done}),
+    Step.PLAYING: frozenset({Logged, Notice, Done, Chat}),
 }
 
 
@@ -157,6 +160,7 @@ class JoinerMachine(Playing):
         self.shown: list[str] = []  # the lobby lines last shown
         self.sitting: tuple[SignedMessage, int] | None = None  # START and our seat, while our files are made
         self.peer: Peer | None = None
+        self.talk: Talk | None = None  # the table's talk, once the game is under way
         self.lost_at = 0.0
         self.refusal: str | None = None  # why the host last refused our return, until we are back
         self.retry_at: float | None = None
@@ -204,6 +208,8 @@ class JoinerMachine(Playing):
             out = self._begun(event.session, now)
         elif isinstance(event, BeginFailed):
             out = self._begin_failed(event.error)
+        elif isinstance(event, Say):
+            out = self._say(event, now)
         else:
             raise LocalTableError(f"a joiner takes no {type(event).__name__}")
         return self._settle(out, now)
@@ -446,6 +452,7 @@ class JoinerMachine(Playing):
         # Until we are at the table (PLAYING), the host counts as away from now: a game taken up
         # again gives the host the whole wait, whatever the clock's origin.
         self.peer, self.lost_at = Peer(session, self, now, self.limits), now
+        self.talk = Talk(session.game_id, session.table.players, session.seat, session.signer)
         return self.peer
 
     # -- returning ------------------------------------------------------------------------------
@@ -562,6 +569,25 @@ class JoinerMachine(Playing):
             times.append((since + bound, f"passed on nothing from {peer.names[due[1]]} for {clock(bound)}"))
         return min(times) if times else None
 
+    # -- table talk (``_chat``) ------------------------------------------------------------------
+
+    def _say(self, say: Say, now: float) -> list[Action]:
+        """Our person's line, to the host, which passes it on; or a line saying why not."""
+        if self.talk is None:
+            return [Report("Not said: the table talks once the game has begun.")]
+        if self.step is not Step.PLAYING or self.conn is None:
+            return [Report("Not said: we are not at the table now.")]
+        chat = self.talk.say(say.text, say.clock_ms, now)
+        if isinstance(chat, str):
+            return [Report(f"Not said: {chat}.")]
+        return [self.talk.heard(chat), Send(self.conn, encode(chat))]
+
+    def _heard(self, chat: Chat, now: float) -> list[Action]:
+        """A line the host passed on: for our person, or dropped quietly (``Talk.take``)."""
+        assert self.talk is not None
+        heard = self.talk.take(chat, now)
+        return [] if heard is None else [heard]
+
     # -- ending -----------------------------------------------------------------------------------
 
     def _bad_frame(self, why: str, payload: bytes, now: float) -> list[Action]:
@@ -604,4 +630,5 @@ _HANDLERS: dict[type, Callable[[JoinerMachine, Any, float], list[Action]]] = {
     else self._game_frame(frame, now),
     Notice: JoinerMachine._game_frame,
     Done: JoinerMachine._game_frame,
+    Chat: JoinerMachine._heard,
 }

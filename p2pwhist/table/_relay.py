@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2pwhist.session import Session
 from p2pwhist.table._actions import Action, Close, ConnId, Report, Send
-from p2pwhist.table._frames import Notice, Presence, Rejoin, Resumed, encode
+from p2pwhist.table._frames import FrameError, FromJoiner, Notice, Presence, Rejoin, Resumed, encode
 from p2pwhist.table._words import notice_line
 
 
@@ -36,7 +36,7 @@ class Relay:
         self.names = list(names)
         self.delivered: dict[ConnId, int] = {conn: 0 for conn in conns if conn is not None}
         self.lost_at: dict[int, float] = {seat: now for seat, conn in enumerate(conns) if seat and conn is None}
-        self.held: dict[ConnId, bytes] = {}
+        self.held: dict[ConnId, FromJoiner | FrameError] = {}  # a frame decoded, or why it is none
         self.told_gone: set[int] = set()  # seats the others were told are gone, and not yet that they are back
 
     def seat_of(self, conn: ConnId) -> int | None:
@@ -69,8 +69,8 @@ class Relay:
             self.lost_at[seat] = now
         return seat
 
-    def hold(self, conn: ConnId, payload: bytes) -> None:
-        self.held[conn] = payload
+    def hold(self, conn: ConnId, frame: FromJoiner | FrameError) -> None:
+        self.held[conn] = frame
 
     def rejoin_refusal(self, session: Session, key: bytes, rejoin: Rejoin, nonce: bytes,
                        raws: list[bytes]) -> str | None:

@@ -47,7 +47,7 @@ from p2pwhist.games.base import BotFactory, GameText, Play, View
 from p2pwhist.games.match import Match
 from p2pwhist.games.registry import game_entry
 from p2pwhist.session_events import Moved, Seated, SessionEvent
-from p2pwhist.table import Notice
+from p2pwhist.table import Heard, Notice
 from p2pwhist.text import Style
 from p2pwhist.ui.model import KeyResult, TableModel
 from p2pwhist.ui.terminal import can_print_symbols, hint, hint_bot
@@ -241,13 +241,26 @@ class FullScreenPlayer:
                                   header=urwid.AttrMap(self._title, "title"), footer=self._footer)
         self._root = _Root(self._frame, self._key, self.fits)
         self._screen = screen
+        self._say: Callable[[str], None] | None = None  # table talk: what our person says, to the table
 
     def sit(self, words: GameText, seat: int, names: Sequence[str], hints: BotFactory | None = None) -> None:
         """The game's words, our seat, every seat's name (ours is "You") and the bot whose moves
         are hints (``terminal.hint_bot``; None: no hints)."""
         self.model.sit(words, seat, names)
         self.hints = hints
-        self._keys.set_text(("help", keys_help(words, hints is not None)))
+        talk = "  / talk" if self.model.talk_open else ""
+        self._keys.set_text(("help", keys_help(words, hints is not None) + talk))
+
+    def allow_talk(self, say: Callable[[str], None]) -> None:
+        """Our person talks at the table (``TALK_KEY``): each line they say goes to ``say``."""
+        self._say = say
+        self.model.talk_open = True
+
+    def heard(self, heard: Heard) -> None:
+        """A line of table talk, said by us or another seat."""
+        self.model.heard(heard)
+        if self._running:
+            self.refresh()
 
     def fits(self, cols: int, rows: int) -> bool:
         """Whether a cols x rows terminal shows what a move needs: at least ``MIN_COLS`` wide,
@@ -438,6 +451,8 @@ class FullScreenPlayer:
             self._ask_hint()
         if done.move is not None:
             self._made(done.move)
+        if done.say is not None and self._say is not None:
+            self._say(done.say)
         self.refresh()
 
     def _made(self, move: Play) -> None:
@@ -505,8 +520,10 @@ class FullScreenPlayer:
             self._table.set_text(f"{model.words.title}: {', '.join(model.names)}")
         self._hand.set_text(self._hand_markup())
         self._fill_history()
-        if model.message:
-            line: list[Any] = [("message", model.message)]
+        if model.talking is not None:
+            line: list[Any] = [("label", model.talk_prompt())]
+        elif model.message:
+            line = [("message", model.message)]
         elif model.asking:
             line = ["> ", ("label", model.typed), "_"]
         else:

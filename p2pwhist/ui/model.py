@@ -25,6 +25,10 @@ Rules it keeps:
   While we are cut off from the host a move is refused with a line that says why: it would
   reach nobody.
 - Keys while it is not our turn are refused with a message and kept nowhere.
+- Table talk (when our person talks: ``talk_open``): ``/`` opens a one-line input, whatever
+  the turn, where every key is the line's until Enter says it (``1``, ``2``, ``3`` alone say
+  the presets) or Esc closes it. A line said at the table is on the message line, and in the
+  history's last ``TALK_KEPT`` lines of talk, after the game's entries.
 
 Pure: no trio, no urwid, no clock (``now`` is passed in).
 """
@@ -32,6 +36,7 @@ Pure: no trio, no urwid, no clock (``now`` is passed in).
 from __future__ import annotations
 
 import enum
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -41,13 +46,16 @@ from p2pwhist.games.base import Cell, EngineMisuse, GameText, HandResult, HandSt
 from p2pwhist.games.match import Match
 from p2pwhist.session import CUT_HAND, HOST
 from p2pwhist.session_events import Awaiting, Dealing, HandOver, MatchOver, SessionEvent, Settled, TableChanged
-from p2pwhist.table import Notice, Presence, clock, notice_line
+from p2pwhist.table import MAX_CHAT, PRESETS, Heard, Notice, Presence, chat_line, clock, notice_line, typed_line
 from p2pwhist.text import Style
 
 THINKING_SHOWN_AFTER = 3.0  # seconds: a computer player moves well within this, so no clock flickers for it
 MAX_TYPED = 12
 ACKNOWLEDGE_KEYS = frozenset({"enter", " ", "esc"})  # none of them is part of a typed move
 LAST_TRICK_KEY = "l"  # no move is typed with an l
+TALK_KEY = "/"  # no move is typed with a slash
+TALK_KEPT = 50  # lines of table talk the history keeps: a long evening's talk must not fill memory
+TALK_SHOWN = 40  # characters of the line being typed shown on the message line (its end)
 
 
 class Closing(enum.Enum):
@@ -88,6 +96,7 @@ class KeyResult:
     hint: bool = False
     rules: bool = False
     scroll: int = 0
+    say: str | None = None  # a line of table talk to say
 
 
 class TableModel:
@@ -122,6 +131,9 @@ class TableModel:
         self._results = 0  # hands whose result was shown (``follow``)
         self._alerts_seen: set[str] = set()
         self._ours_last = False  # the last turn seen was ours: the next one of ours is no news
+        self.talk_open = False  # our person talks at the table (not with --no-chat)
+        self.talking: str | None = None  # the line being typed to say, while the input is open
+        self.talk: deque[str] = deque(maxlen=TALK_KEPT)
 
     def sit(self, words: GameText, seat: int, names: Sequence[str]) -> None:
         self.words, self.seat, self.names = words, seat, tuple(names)
@@ -292,7 +304,35 @@ class TableModel:
         return status
 
     def history(self) -> list[str]:
-        return self.history_before + (self.history_now if self.view is not None else [])
+        return self.history_before + (self.history_now if self.view is not None else []) + list(self.talk)
+
+    # -- table talk ----------------------------------------------------------------------------
+
+    def heard(self, heard: Heard) -> None:
+        """A line said at the table (by us too): on the message line, and kept in the history."""
+        line = chat_line(heard)
+        self.talk.append(line)
+        self.message = line
+
+    def talk_prompt(self) -> str:
+        """The message line while a line is typed to say."""
+        assert self.talking is not None
+        presets = ", ".join(f"{n} {said}" for n, said in enumerate(PRESETS, 1))
+        return f"Say: {self.talking[-TALK_SHOWN:]}_  (Enter says it; alone, {presets}; Esc: nothing)"
+
+    def _talk_key(self, key: str) -> str | None:
+        """A key while the talk input is open: the line to say, once Enter says it."""
+        assert self.talking is not None
+        if key == "esc":
+            self.talking = None
+        elif key == "enter":
+            said, self.talking = typed_line(self.talking), None
+            return said or None
+        elif key == "backspace":
+            self.talking = self.talking[:-1]
+        elif len(key) == 1 and key.isprintable() and len(self.talking) < MAX_CHAT:
+            self.talking += key
+        return None
 
     def _set_status(self, turn: int | None, status: str, now: float) -> None:
         if turn != self.turn_seat:
@@ -338,6 +378,11 @@ class TableModel:
             closed = True
             if popup.closing is not Closing.PASSES or key == "esc":
                 return KeyResult(closed=True)
+        if self.talking is not None:
+            return KeyResult(closed=closed, say=self._talk_key(key))
+        if key == TALK_KEY and self.talk_open and not self.typed:
+            self.talking = ""
+            return KeyResult(closed=closed)
         if self.answering:
             if key.lower() in ("y", "n", "enter"):
                 self.answering = False

@@ -26,6 +26,7 @@ from p2pwhist.games.match import Match
 from p2pwhist.text import Style
 
 PROMPT = "Your play: "
+SAY_COMMAND = "/say "  # no move begins with a slash
 _SYMBOLS = "".join(suit.symbol for suit in Suit)
 
 
@@ -132,6 +133,9 @@ class TerminalPlayer:
     rules refuse gets a one-line reason and a new prompt. End of input or ``quit`` raises
     ``InputClosed``.
 
+    With ``say`` (table talk), a line ``/say TEXT`` at any prompt says TEXT at the table
+    (``/say 1`` says the first preset, "good hand"), and the prompt comes again.
+
     ``words`` are the game's screens (``GAMES[name].text``). ``names`` are the seats' names,
     ``names[seat]`` being this player's; by default "You" and compass points. ``color`` None
     means colour when ``outfile`` is a terminal that wants it. ``hints`` is the bot whose moves
@@ -148,9 +152,11 @@ class TerminalPlayer:
         color: bool | None = None,
         names: Sequence[str] | None = None,
         hints: BotFactory | None = None,
+        say: Callable[[str], None] | None = None,
     ) -> None:
         self.seat = seat
         self.hints = hints
+        self.say = say
         self.infile = infile
         self.screen = _Screen(words, outfile, color, names, seat)
         self.hand_no = 0  # hands this player has seen start
@@ -184,6 +190,8 @@ class TerminalPlayer:
                 self.screen.say(words.table(view, names, style, self.hand_no, self.screen.points))
             elif command == "quit":
                 raise InputClosed("you left the game")
+            elif self.say is not None and command.startswith(SAY_COMMAND):
+                self.say(line[len(SAY_COMMAND):])
             else:
                 try:
                     move = view.parse_move(line)
@@ -211,6 +219,9 @@ class TerminalPlayer:
             if not line:
                 raise InputClosed("input closed (end of file): you left the game")
             answer = line.strip().lower()
+            if self.say is not None and answer.startswith(SAY_COMMAND):
+                self.say(line.strip()[len(SAY_COMMAND):])
+                continue
             if answer in ("", "y", "yes"):
                 return True
             if answer in ("n", "no"):
