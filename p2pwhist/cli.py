@@ -310,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the host's address, as for join (no address: the table announced on this network)")
     watch_.add_argument("--transcript", type=Path, help="where to write the game's transcript "
                         f"(default: a new file under {_in_home('games')})")
+    watch_.add_argument("--no-chat", action="store_true", help="do not show the players' table talk")
     watch_.set_defaults(expect=None, bot=None)  # as ``join`` finds a table on this network
 
     verify_ = commands.add_parser("verify", help="check recorded games' transcripts",

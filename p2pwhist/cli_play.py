@@ -371,7 +371,8 @@ def watch_command(args: argparse.Namespace) -> int:
     # A spectator signs nothing and proves nothing: a key of the moment stands in for the
     # identity a seat would need, so watching never creates one.
     options = PeerOptions(name="spectator", key=Ed25519PrivateKey.generate(), agent=Agent(_no_moves, threaded=False),
-                          transcript=args.transcript, on_event=shown.on_event, report=partial(print, flush=True))
+                          transcript=args.transcript, on_event=shown.on_event, report=partial(print, flush=True),
+                          hear=None if args.no_chat else lambda heard: print(chat_line(heard), flush=True))
     record = trio.run(watch, options, address, port)
     _Display(None).finish(record)
     return 0

@@ -20,7 +20,9 @@ from p2pwhist import net
 from p2pwhist.session import Session
 from p2pwhist.table import (
     PROTOCOL_VERSION,
+    Chat,
     Done,
+    Heard,
     Limits,
     Logged,
     Refuse,
@@ -29,6 +31,7 @@ from p2pwhist.table import (
     Watch,
     read_for_spectator,
 )
+from p2pwhist.table._chat import Talk
 from p2pwhist.table._gallery import Gallery
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import verify
@@ -202,3 +205,30 @@ def test_the_delay_holds_each_message_back_from_spectators():
 @pytest.mark.parametrize("version", [PROTOCOL_VERSION - 1, PROTOCOL_VERSION + 1])
 def test_a_spectator_of_another_version_is_told_ours(version):
     assert f"version {PROTOCOL_VERSION}" in Gallery(Limits()).admit(1, "here", Watch(version), [], 0.0)
+
+
+async def test_a_spectator_hears_the_table_talk_each_line_checked_against_its_seat(tmp_path, autojump_clock):
+    """Table talk reaches spectators too (issue 24: "every seat and spectator sees it"), checked
+    as a seat checks it: a line the seat did not sign never reaches them."""
+    heard: list[Heard] = []
+    records: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery)
+
+        async def spectator() -> None:
+            records["early"] = await _spectate(hosted, tmp_path, "early", "10.0.1.1", hear=heard.append)
+
+        nursery.start_soon(spectator)
+        await trio.sleep(1)
+        seat, key = await hosted.seat("bob")
+        start = await vouch_until_start(seat)
+        session = Session(start, 1, key, lambda: secrets.token_bytes(32))
+        await play(seat, session)  # the game under way
+        said = Talk(session.game_id, session.table.players, 1, key.sign).say("well played", 1_000, 0.0)
+        assert isinstance(said, Chat)
+        await seat.send(said)
+        await seat.send(Chat(1, 2_000, "I resign", bytes(64)))  # not bob's signature: the host drops it
+        await play(seat, session, bot="random")
+        await hosted.end()
+    assert isinstance(records["early"], net.GameRecord)
+    assert heard == [Heard(1, "bob", "well played")]

@@ -365,10 +365,12 @@ class HostMachine(Playing):
 
     def _pass_chat(self, chat: Chat) -> list[Action]:
         """A line the host took or said, to every connection that reads the table's talk but
-        the one that said it: the one place the host passes talk on."""
+        the one that said it: the one place the host passes talk on. Spectators hear it too,
+        unless they watch with a delay: a line said now could speak of moves they see later."""
         assert self.relay is not None
+        spectators = list(self.gallery.watching) if not self.gallery.delay else []
         return relay_chat(chat, [conn for seat, conn in enumerate(self.relay.conn_of)
-                                 if conn is not None and seat != chat.seat])
+                                 if conn is not None and seat != chat.seat] + spectators)
 
     # -- the end ------------------------------------------------------------------------------
 

@@ -38,8 +38,9 @@ from p2pwhist.table._actions import (
     Show,
     Spectate,
 )
+from p2pwhist.table._chat import Talk
 from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, UnattributedTableError
-from p2pwhist.table._frames import PROTOCOL_VERSION, Done, FrameError, Refuse, Watch, encode, read_for_spectator
+from p2pwhist.table._frames import PROTOCOL_VERSION, Chat, Done, FrameError, Refuse, Watch, encode, read_for_spectator
 from p2pwhist.table._limits import Limits
 from p2pwhist.wire import MAX_FRAME
 
@@ -55,6 +56,7 @@ class SpectatorMachine:
         self.where = where
         self.limits = limits
         self.session: Session | None = None
+        self.talk: Talk | None = None  # the table's talk, checked as a seat checks it, once START is known
         self._conn: ConnId | None = None
         self._heard = 0.0  # when the host last sent anything
         self._over = False
@@ -97,15 +99,16 @@ class SpectatorMachine:
             return self._stop(UnattributedTableError(f"{self.where} {event.reason} before the game's end"))
         if isinstance(event, Received):
             self._heard = now
-            return self._received(event.payload)
+            return self._received(event.payload, now)
         if isinstance(event, Begun):
-            self.session = event.session
+            self.session = session = event.session
+            self.talk = Talk(session.game_id, session.table.players, None, None)
             return self._shown()
         if isinstance(event, BeginFailed):
             return self._stop(event.error)
         raise LocalTableError(f"a spectator takes no {type(event).__name__}")
 
-    def _received(self, payload: bytes) -> list[Action]:
+    def _received(self, payload: bytes, now: float) -> list[Action]:
         try:
             frame = read_for_spectator(payload)
         except FrameError as error:
@@ -114,6 +117,9 @@ class SpectatorMachine:
             return self._stop(Refused(f"{self.where} refused us: {frame.reason}"))
         if isinstance(frame, Done):
             return self._done(frame)
+        if isinstance(frame, Chat):  # checked against the seat's key: the host cannot put words in its mouth
+            heard = self.talk.take(frame, now) if self.talk is not None else None
+            return [heard] if heard is not None else []
         if self.session is None:
             return self._start(frame.raw)
         return self._message(self.session, frame.raw)
