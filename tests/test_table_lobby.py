@@ -168,8 +168,8 @@ def test_our_answer_stands_for_the_same_key_at_this_table():
 
 
 @pytest.mark.parametrize("name, same_key, reason", [
-    ("bob", False, "the name 'bob' is taken at this table"),
-    ("alice", False, "the name 'alice' is taken at this table"),
+    ("bob", False, "the name 'bob' is taken at this table (join again with another --name)"),
+    ("alice", False, "the name 'alice' is taken at this table (join again with another --name)"),
     ("robert", True, "that key is already seated at this table"),
 ])
 def test_a_taken_name_or_key_is_refused_in_one_line(name, same_key, reason):

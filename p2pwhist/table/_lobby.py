@@ -406,7 +406,7 @@ class Lobby:
         if self.phase is not Phase.SEATING or len(self.seated) >= self.seats - 1:
             return "the table is full"
         if player.name == self.me.name or any(a.said.name == player.name for a in others):
-            return f"the name {player.name!r} is taken at this table"
+            return f"the name {player.name!r} is taken at this table (join again with another --name)"
         if player.key == self.me.key or any(a.said.key == player.key for a in others):
             return "that key is already seated at this table"
         return None
