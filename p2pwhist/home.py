@@ -163,28 +163,11 @@ class KnownPeers:
         """Fingerprint → name, oldest first; empty if there is no file yet. ``HomeError`` if
         the file exists but cannot be read (so a save never overwrites what it could not read)."""
         try:
-            # O_NONBLOCK: a FIFO planted here must not hang us at open
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            data, skip = read_tail(self.path, MAX_KNOWN_BYTES)
         except FileNotFoundError:
             return {}
         except OSError as error:
             raise HomeError(f"cannot read the known peers {self.path}: {error.strerror}") from None
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):  # a directory, a FIFO, a device: nothing to read
-                raise HomeError(f"cannot read the known peers {self.path}: not a regular file")
-            skip = max(0, info.st_size - MAX_KNOWN_BYTES)
-            os.lseek(fd, skip, os.SEEK_SET)
-            chunks: list[bytes] = []
-            left = MAX_KNOWN_BYTES
-            while left > 0 and (chunk := os.read(fd, min(left, 65536))):
-                chunks.append(chunk)
-                left -= len(chunk)
-            data = b"".join(chunks)
-        except OSError as error:
-            raise HomeError(f"cannot read the known peers {self.path}: {error.strerror}") from None
-        finally:
-            os.close(fd)
         lines = data.split(b"\n")
         if skip:
             lines = lines[1:]  # begun mid-line
@@ -220,17 +203,46 @@ class KnownPeers:
     def _save(self, known: dict[str, str]) -> None:
         """Replace the file whole: write a new private file beside it, sync it, rename it over."""
         data = (_HEADER + "".join(f"{print_} {name}\n" for print_, name in known.items())).encode("utf-8")
-        temporary = self.path.with_name(f".{self.path.name}.{secrets.token_hex(8)}.tmp")
-        fd = create_private(temporary, "the known peers")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, self.path)
-        except OSError as error:
-            temporary.unlink(missing_ok=True)
-            raise HomeError(f"cannot save the known peers {self.path}: {error.strerror}") from None
+        replace_private(self.path, data, "the known peers")
+
+
+def read_tail(path: Path, most: int) -> tuple[bytes, int]:
+    """At most the last ``most`` bytes of the regular file ``path``, and how many came before
+    them. ``OSError`` if it cannot be opened or read, or is no regular file (a directory, a
+    FIFO, a device: nothing to read; O_NONBLOCK, so that a FIFO planted there cannot hang us
+    at open)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        skip = max(0, info.st_size - most)
+        os.lseek(fd, skip, os.SEEK_SET)
+        chunks: list[bytes] = []
+        left = most
+        while left > 0 and (chunk := os.read(fd, min(left, 65536))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks), skip
+    finally:
+        os.close(fd)
+
+
+def replace_private(path: Path, data: bytes, what: str) -> None:
+    """Replace ``path`` whole with ``data`` (``what`` it holds, in words): a new private file
+    beside it, synced, then renamed over it, so that a crash leaves the old or the new, never
+    a part. ``HomeError`` if it cannot be written."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = create_private(temporary, what)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise HomeError(f"cannot save {what} {path}: {error.strerror}") from None
 
 
 # A person's small choices, each remembered in a file of its own under $P2PWHIST_HOME: one
@@ -269,19 +281,10 @@ class Remembered:
     def load(self) -> str | None:
         """The choice, or None: no file, or one that holds no choice."""
         try:
-            # O_NONBLOCK: a FIFO planted here must not hang us at open
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            data, skip = read_tail(self.path, MAX_NAME_BYTES)
         except OSError:
             return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            data = os.read(fd, MAX_NAME_BYTES + 1)
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
-        if len(data) > MAX_NAME_BYTES:
+        if skip:  # longer than any choice
             return None
         try:
             return self.check(data.decode("utf-8").removesuffix("\n"))
@@ -289,17 +292,9 @@ class Remembered:
             return None
 
     def save(self, value: str) -> None:
-        """Remember ``value`` (a checked one): a new private file beside the old, renamed over
-        it. ``HomeError`` if it cannot be written."""
-        temporary = self.path.with_name(f".{self.path.name}.{secrets.token_hex(8)}.tmp")
-        fd = create_private(temporary, self.what)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(f"{self.check(value)}\n".encode("utf-8"))
-            os.replace(temporary, self.path)
-        except OSError as error:
-            temporary.unlink(missing_ok=True)
-            raise HomeError(f"cannot save {self.what} in {self.path}: {error.strerror}") from None
+        """Remember ``value`` (a checked one), replacing the file whole. ``HomeError`` if it
+        cannot be written."""
+        replace_private(self.path, f"{self.check(value)}\n".encode("utf-8"), self.what)
 
 
 def new_transcript_path(game_id: bytes) -> Path:

@@ -22,8 +22,8 @@ def where_lines(bind: str | None, ports: dict[int, int], host_print: str,
              *(f"  {command}" for command in commands)]
     if isinstance(mapped, NotMapped):
         port = next(iter(ports.values()))
-        lan = next((address for address, _ in found if ipaddress.ip_address(address).version == 4
-                    and not ipaddress.ip_address(address).is_loopback), None)
+        ips = (ipaddress.ip_address(address) for address, _ in found)
+        lan = next((str(ip) for ip in ips if ip.version == 4 and not ip.is_loopback), None)
         to = f" to this machine ({lan})" if lan else " to this machine"
         lines.append(f"Not reachable from the internet through your router: {mapped.reason}. To play across the "
                      f"internet, forward TCP port {port} on your router{to}, or play over a VPN such as Tailscale.")
