@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import duplicate  # scripts/duplicate.py
 
 from p2pwhist.games.box.search import BoxKnowledge, BoxSearchBot
+from p2pwhist.games.registry import GAMES
 
 PLAYERS = 4
 
@@ -82,8 +83,10 @@ def main() -> None:
     duplicate.play_timed = remember
     results = []
     for mode in args.modes.split(","):
-        r = duplicate.rotation("box", args.variant, "heuristic", PLAYERS, args.deals, args.playouts, args.seed, None,
-                               bot_class=seeing(mode))
+        setting = duplicate.Setting("box", tuple(duplicate.all_options(GAMES["box"], args.variant).items()), PLAYERS,
+                                    duplicate.BotSpec("search", maker=seeing(mode)), duplicate.BotSpec("heuristic"),
+                                    args.playouts, None)
+        r = duplicate.rotation(setting, args.deals, args.seed)
         r["knows"] = mode
         results.append(r)
         print(f"search knowing {mode}, {args.variant} rules: share {r['share']} (95% CI by deal "

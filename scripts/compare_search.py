@@ -1,28 +1,30 @@
 #!/usr/bin/env python3
-"""PIMC against ISMCTS for 2-player Box Whist, at the same time budget per move: which search
-should ``--bot search`` use? (issue 12: choose the technique by measurement, not by name)
+"""The search bot against PIMC for 2-player Box Whist, at the same time budget per move or at
+each one's normal level (issue 12: choose the technique by measurement, not by name; issue 25:
+the search bot must beat the PIMC it replaced).
 
-- ISMCTS is ``p2pwhist.games.boxwhist.search.SearchBot``, the shipped bot: single-observer ISMCTS
-  (SO-ISMCTS: Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE
-  TCIAIG 4(2), 2012), one tree over the moves made since the root, a fresh sampled deal per
-  iteration (its module docstring says more).
+- The search bot is ``p2pwhist.games.boxwhist.search.SearchBot``, the shipped bot (its module
+  docstring says what it does), with its switches if given (``--search 'search(inference=off)'``;
+  ``search(endgame=off,inference=off)`` is the ISMCTS of before issue 25).
 - PIMC (perfect-information Monte Carlo, as GIB for bridge: Ginsberg, JAIR 14, 2001) is
-  ``PIMCBot`` here, the baseline it replaced, built on the same parts (``Knowledge`` samples
+  ``PIMCBot`` here, the baseline ISMCTS replaced, built on the same parts (``Knowledge`` samples
   the deals, ``_Sim`` plays them, ``_policy`` plays the playouts, ``_score`` scores them) so
   that only the search differs: per move, sample deals consistent with the view, play every
   legal move on each followed by a greedy playout (all moves on the same deal: common random
   numbers), and play the move with the best total score (``Searching.vote``). Its known flaw
   is strategy fusion: each sample is played as if every card were seen.
 
-Duplicate play, head to head: each deal (deck and dealer, alternating) is played twice with
-the seats swapped. Both bots get the same per-move time cap and a budget of playouts too large
-to reach first, so the time decides; or, with ``--shipped``, the normal level each bot has or
-had: ISMCTS's iterations (``SearchBot.budgets``), PIMC's 500 playouts (``PIMC_NORMAL``), both
-capped at the normal level's seconds. It prints the share of decided hands ISMCTS won with a
-95% Wilson interval, the pairs each won on balance, and each bot's playouts (or iterations)
-per second and seconds per move; the LAST line is one JSON object with the same figures.
+Duplicate play, head to head (``scripts/duplicate.py``'s ``duel``): each deal (deck and
+dealer, alternating) is played twice with the seats swapped. Both bots get the same per-move
+time cap and a budget of playouts too large to reach first, so the time decides; or, with
+``--shipped``, the normal level each has or had: the search bot's (``SearchBot.budgets``),
+PIMC's 500 playouts (``PIMC_NORMAL``), both capped at the normal level's seconds. It prints
+the share of decided hands the search bot won with a 95% Wilson interval, the pairs each won on
+balance, and the search bot's seconds per move; the LAST line is one JSON object with the same
+figures.
 
-    python scripts/compare_search.py [--pairs N] [--time-limit SECONDS | --shipped] [--uct C] [--seed S]
+    python scripts/compare_search.py [--pairs N] [--time-limit SECONDS | --shipped] [--search SPEC]
+                                     [--seed S] [--jobs J]
 
 With time budgets the moves depend on the machine's speed and load, so a run is not exactly
 repeatable; the deals are (from ``--seed``).
@@ -32,20 +34,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from duplicate import PairTally, play_timed  # scripts/duplicate.py
+from duplicate import BotSpec, Setting, duel  # scripts/duplicate.py
 
 from p2pwhist.games.base import Play
-from p2pwhist.games.boxwhist.engine import BoxWhist
-from p2pwhist.games.boxwhist.search import UCT, Knowledge, SearchBot, _playout, _score, _Sim
-from p2pwhist.local import shuffled_deck
+from p2pwhist.games.boxwhist.search import Knowledge, SearchBot, _playout, _score, _Sim
 
 # A budget nobody reaches within the time cap: the clock decides.
 UNREACHED = 10**7
@@ -57,9 +55,15 @@ class PIMCBot(SearchBot):
     """PIMC over sampled deals with greedy playouts (see the module docstring): ``SearchBot``
     with its search replaced, ``playouts`` counting playouts over all legal moves."""
 
-    def search(self, k: Knowledge, moves: list[Play], deadline: float | None) -> Play:
-        # ``vote`` keeps its own deadline, from its start: later than ``deadline`` by the
-        # building of ``k``, well under a millisecond.
+    def choose(self, view) -> Play:
+        moves = view.legal_moves
+        self.last_samples = 0
+        self.last_weighed = ()
+        if len(moves) == 1:
+            return moves[0]
+        if not view.hand and not view.may_look[view.seat]:
+            return self.rng.choice(moves)  # only a closed box is left: played blind (rule 7)
+        k = Knowledge(view)
         seat, rng = k.seat, self.rng
 
         def deal() -> Callable[[int], float]:
@@ -78,83 +82,31 @@ class PIMCBot(SearchBot):
         return moves[self.vote(len(moves), deal)]
 
 
-def compare(pairs: int, time_limit: float, seed: int, uct: float, shipped: bool = False) -> dict:
-    """Head to head at ``time_limit`` a move each, or (``shipped``) at each bot's normal level."""
-    normal = SearchBot.budgets["normal"]
-    if shipped:
-        time_limit = normal.seconds
-    ismcts_budget, pimc_budget = (normal.playouts, PIMC_NORMAL) if shipped else (UNREACHED, UNREACHED)
-    game = BoxWhist(2)
-    rng = random.Random(seed)
-    tally = PairTally()
-    stats = {name: {"moves": 0, "seconds": 0.0, "slowest": 0.0, "playouts": 0} for name in ("pimc", "ismcts")}
-    started = time.perf_counter()
-    for number in range(pairs):
-        deck = shuffled_deck(game, rng)
-        bot_seed = rng.randrange(1 << 30)
-        for ismcts_seat in (0, 1):
-            hand = game.new_hand(number % 2, (), deck)
-            ismcts = _Counting(SearchBot(random.Random(bot_seed), ismcts_budget, time.perf_counter, time_limit, uct))
-            pimc = _Counting(PIMCBot(random.Random(bot_seed + 1), pimc_budget, time.perf_counter, time_limit))
-            times = play_timed(hand, [pimc, ismcts] if ismcts_seat else [ismcts, pimc])
-            for name, seat, bot in (("ismcts", ismcts_seat, ismcts), ("pimc", 1 - ismcts_seat, pimc)):
-                s = stats[name]
-                s["moves"] += len(times[seat])
-                s["seconds"] += sum(times[seat])
-                s["slowest"] = max([s["slowest"], *times[seat]])
-                s["playouts"] += bot.playouts
-            tally.hand(hand.result().points, ismcts_seat)
-        tally.end_pair()
-    result = {
-        "pairing": "ismcts vs pimc",
-        "game": "boxwhist",
-        "players": 2,
-        "pairs": pairs,
-        **tally.figures("ismcts"),
-        "time_limit": time_limit,
-        "budgets": {"ismcts": ismcts_budget, "pimc": pimc_budget} if shipped else "unreached",
-        "uct": uct,
-        "seconds": round(time.perf_counter() - started, 1),
-    }
-    for name, s in stats.items():
-        result[f"{name}_mean_s_per_move"] = round(s["seconds"] / s["moves"], 4) if s["moves"] else None
-        result[f"{name}_max_s_per_move"] = round(s["slowest"], 4)
-        # PIMC counts a deal played out with every legal move as one sample: playouts are
-        # samples x moves; ISMCTS one playout per iteration.
-        result[f"{name}_playouts_per_s"] = round(s["playouts"] / s["seconds"]) if s["seconds"] else None
-    return result
-
-
-class _Counting:
-    """Counts a search bot's playouts (or iterations) over a hand."""
-
-    def __init__(self, bot) -> None:
-        self.bot = bot
-        self.playouts = 0
-
-    def choose(self, view) -> Play:
-        move = self.bot.choose(view)
-        per_sample = len(view.legal_moves) if isinstance(self.bot, PIMCBot) else 1
-        self.playouts += self.bot.last_samples * per_sample
-        return move
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=60)
     parser.add_argument("--time-limit", type=float, default=0.1, help="seconds per move, for both bots")
-    parser.add_argument("--uct", type=float, default=UCT)
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shipped", action="store_true",
-                        help="each bot at its normal level's budget (ISMCTS iterations, PIMC's 500 playouts), not the time")
+                        help="each bot at its normal level's budget (the search bot's, PIMC's 500 playouts), "
+                             "not the time")
+    parser.add_argument("--search", default="search", help="the search bot with its switches, e.g. "
+                        "'search(endgame=off,inference=off)' (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="deals played at once, each in a process (default 1)")
     args = parser.parse_args()
-    r = compare(args.pairs, args.time_limit, args.seed, args.uct, args.shipped)
-    print(f"ISMCTS vs PIMC, 2-player Box Whist, {r['time_limit']} s a move each: {r['pairs']} deal pairs, "
-          f"{r['hands_decided']} decided hands; ISMCTS won {r['share']} (95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}); "
-          f"pairs won/lost by ISMCTS {r['ismcts_pairs_won']}/{r['ismcts_pairs_lost']}", flush=True)
-    for name in ("pimc", "ismcts"):
-        print(f"  {name}: {r[f'{name}_playouts_per_s']} playouts/s, s/move mean {r[f'{name}_mean_s_per_move']} "
-              f"max {r[f'{name}_max_s_per_move']}", flush=True)
+    normal = SearchBot.budgets["normal"]
+    time_limit = normal.seconds if args.shipped else args.time_limit
+    search, pimc = (normal.playouts, PIMC_NORMAL) if args.shipped else (UNREACHED, UNREACHED)
+    subject = BotSpec.parse(args.search)
+    subject = BotSpec(subject.name, (("playouts", search), *subject.kwargs))
+    setting = Setting("boxwhist", (), 2, subject, BotSpec("pimc", (("playouts", pimc),), maker=PIMCBot), search,
+                      time_limit)
+    r = duel(setting, args.pairs, args.seed, args.jobs)
+    r["budgets"] = {"search": search, "pimc": pimc} if args.shipped else "unreached"
+    print(f"{r['pairing']}, 2-player Box Whist, {time_limit} s a move each: {r['pairs']} deal pairs, "
+          f"{r['hands_decided']} decided hands; the search bot won {r['share']} (95% CI {r['ci95'][0]:.3f}-"
+          f"{r['ci95'][1]:.3f}); pairs won/lost {r['search_pairs_won']}/{r['search_pairs_lost']}; its s/move mean "
+          f"{r['mean_s_per_move']} max {r['max_s_per_move']}", flush=True)
     print(json.dumps(r))
 
 

@@ -41,7 +41,17 @@ without one).
     python scripts/duplicate.py [--game NAME] [--players N] [--NAME VALUE | --option NAME=VALUE ...]
                                 [--pairs N] [--level easy|normal|hard] [--playouts P]
                                 [--time-limit SECONDS] [--opponents heuristic,random]
+                                [--search SPEC] [--workers W] [--jobs J]
                                 [--mode auto|pairs|rotations] [--seed S] [--max-seconds SECONDS]
+
+A bot is named as its game's registry names it, with its maker's switches if any:
+``--opponents 'heuristic;search(endgame=off,inference=off)'`` measures the search bot against the
+heuristic and against itself with two techniques off (for Box Whist, the ISMCTS of before
+issue 25); ``--search 'search(inference=off)'`` measures the search bot with one off (an
+ablation). ``--workers`` splits the measured bot's every move over that many processes (both
+cores: ``p2pwhist.cores``); ``--jobs`` plays that many deals at once, one per process, which
+changes nothing in the games (each deal's deck, dealer and seeds come from ``--seed`` in deal
+order) but their timing, since the jobs share the machine.
 
 ``--pairs`` is the number of deals (a pair in ``pairs`` mode, a rotation otherwise).
 ``--max-seconds`` stops starting new deals once a pairing has run that long (the figures are
@@ -59,16 +69,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import random
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2pwhist.games.base import ConfigError, GameEntry
-from p2pwhist.games.bots import LEVELS
+from p2pwhist.games.bots import LEVELS, Searching
 from p2pwhist.games.registry import GAMES, chosen, options_offered
 from p2pwhist.local import shuffled_deck
 
@@ -155,56 +168,169 @@ def over_cap(times: list[float], time_limit: float | None) -> int:
     return sum(t > 1.1 * time_limit for t in times) if time_limit else 0
 
 
-def searcher(bot_class, seed: int, playouts: int, time_limit: float | None):
-    return bot_class(random.Random(seed), playouts, time.perf_counter if time_limit else None, time_limit)
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot by the name its game's registry gives it, with keyword arguments for its maker:
+    ``search(endgame=off,inference=off)`` is the search bot with two of its techniques off
+    (for a search bot they are its constructor's switches; ``on``/``off`` read as booleans)."""
+
+    name: str
+    kwargs: tuple[tuple[str, object], ...] = ()
+    maker: Any = None  # a bot class to use instead of the registry's (``scripts/box_ceiling.py``)
+
+    @staticmethod
+    def parse(text: str) -> BotSpec:
+        name, _, rest = text.strip().partition("(")
+        kwargs = []
+        for item in filter(None, rest.rstrip(")").split(",") if rest else []):
+            key, _, value = item.partition("=")
+            kwargs.append((key.strip(), _value(value.strip())))
+        return BotSpec(name.strip(), tuple(kwargs))
+
+    def __str__(self) -> str:
+        given = ",".join(f"{k}={'on' if v is True else 'off' if v is False else v}" for k, v in self.kwargs)
+        return f"{self.name}({given})" if given else self.name
 
 
-def duel(game_name: str, options: Mapping[str, object] | None, opponent: str, pairs: int, playouts: int, seed: int,
-         time_limit: float | None, max_seconds: float | None = None) -> dict:
-    """2 players: each deal played twice, the seats swapped."""
-    entry = GAMES[game_name]
-    options = all_options(entry, options)
-    game = entry.make(2, **options)
-    bot_class, opponents = entry.search_bot, entry.bots
+def _value(text: str) -> object:
+    if text in ("on", "true"):
+        return True
+    if text in ("off", "false"):
+        return False
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Everything a deal's games need, as plain values (a job may run in another process): the
+    game, the subject (the search bot, as a ``BotSpec``) and its opponent, the budget, and the
+    subject's parts per move (``workers``, run on that many cores by ``p2pwhist.cores``)."""
+
+    game: str
+    options: tuple[tuple[str, object], ...]
+    players: int
+    subject: BotSpec
+    opponent: BotSpec
+    playouts: int
+    time_limit: float | None
+    workers: int = 1
+
+
+def make(setting: Setting, spec: BotSpec, seed: int, cores):
+    """The bot ``spec`` names: a searching bot at the setting's budget (and, the subject, its
+    workers), any other bot from its seed."""
+    factory = spec.maker or GAMES[setting.game].bots[spec.name]
+    if isinstance(factory, type) and issubclass(factory, Searching):
+        parallel = {"workers": cores.workers, "runner": cores.run} if cores is not None else {}
+        return factory(random.Random(seed), **{"playouts": setting.playouts, "time_limit": setting.time_limit,
+                                               "clock": time.perf_counter if setting.time_limit else None,
+                                               **parallel, **dict(spec.kwargs)})
+    return factory(random.Random(seed))
+
+
+_CORES = None  # the subject's worker processes, one pool per job process (``Setting.workers``)
+
+
+def play_deal(setting: Setting, deck, dealer: int, bot_seed: int, seats: list[int]) -> list[tuple]:
+    """The deal's games, one per seat of the subject in ``seats``: (points, the subject's seat,
+    its seconds per move). Each opponent seat gets the same seed in every game of the deal."""
+    global _CORES
+    if setting.workers > 1 and _CORES is None:
+        from p2pwhist.cores import Cores
+        _CORES = Cores(setting.workers)
+    entry = GAMES[setting.game]
+    game = entry.make(setting.players, **dict(setting.options))
+    out = []
+    for seat in seats:
+        hand = game.new_hand(dealer, (), deck)
+        bots = [make(setting, setting.opponent, bot_seed + 1 + j, None) for j in range(setting.players)]
+        bots[seat] = make(setting, setting.subject, bot_seed, _CORES)
+        times = play_timed(hand, bots)[seat]
+        out.append((tuple(hand.result().points), seat, times))
+    return out
+
+
+def deals(setting: Setting, count: int, seed: int, seats_of: Callable[[int], list[int]], jobs: int,
+          max_seconds: float | None) -> Iterator[list[tuple]]:
+    """Each deal's games in deal order, ``jobs`` deals at a time in worker processes (one
+    process: here). The decks, dealers and seeds come from ``seed`` in deal order, so the games
+    are the same whatever ``jobs`` (without a time limit). Stops starting deals once
+    ``max_seconds`` have passed."""
+    entry = GAMES[setting.game]
+    game = entry.make(setting.players, **dict(setting.options))
     rng = random.Random(seed)
+    tasks = []
+    for number in range(count):
+        deck = shuffled_deck(game, rng)
+        tasks.append((setting, deck, number % setting.players, rng.randrange(1 << 30), seats_of(number)))
+    started = time.perf_counter()
+    if jobs == 1:
+        for task in tasks:
+            if max_seconds is not None and time.perf_counter() - started >= max_seconds:
+                return
+            yield play_deal(*task)
+        return
+    with multiprocessing.get_context("forkserver").Pool(jobs) as pool:
+        for games in pool.imap(_play_task, tasks):
+            yield games
+            if max_seconds is not None and time.perf_counter() - started >= max_seconds:
+                pool.terminate()
+                return
+
+
+def _play_task(task: tuple) -> list[tuple]:
+    return play_deal(*task)
+
+
+class Timing:
+    """The subject's seconds per move over a run."""
+
+    def __init__(self, time_limit: float | None) -> None:
+        self.time_limit = time_limit
+        self.moves = 0
+        self.spent = self.slowest = 0.0
+        self.over = 0
+
+    def add(self, times: list[float]) -> None:
+        self.moves += len(times)
+        self.spent += sum(times)
+        self.slowest = max([self.slowest, *times])
+        self.over += over_cap(times, self.time_limit)
+
+    def figures(self) -> dict:
+        return {"mean_s_per_move": round(self.spent / self.moves, 4) if self.moves else None,
+                "max_s_per_move": round(self.slowest, 4), "moves_over_cap": self.over, "moves": self.moves}
+
+
+def duel(setting: Setting, pairs: int, seed: int, jobs: int = 1, max_seconds: float | None = None) -> dict:
+    """2 players: each deal played twice, the seats swapped."""
     tally = PairTally()
-    moves = 0
-    spent = 0.0
-    slowest = 0.0
-    over = 0
+    timing = Timing(setting.time_limit)
     started = time.perf_counter()
     done = 0
-    for number in range(pairs):
-        if max_seconds is not None and time.perf_counter() - started >= max_seconds:
-            break
+    for games in deals(setting, pairs, seed, lambda number: [0, 1], jobs, max_seconds):
         done += 1
-        deck = shuffled_deck(game, rng)
-        dealer = number % 2
-        bot_seed = rng.randrange(1 << 30)
-        for search_seat in (0, 1):
-            hand = game.new_hand(dealer, (), deck)
-            bots = [None, None]
-            bots[search_seat] = searcher(bot_class, bot_seed, playouts, time_limit)
-            bots[1 - search_seat] = opponents[opponent](random.Random(bot_seed + 1))
-            times = play_timed(hand, bots)[search_seat]
-            moves += len(times)
-            spent += sum(times)
-            slowest = max([slowest, *times])
-            over += over_cap(times, time_limit)
-            tally.hand(hand.result().points, search_seat)
+        for points, seat, times in games:
+            timing.add(times)
+            tally.hand(points, seat)
         tally.end_pair()
     return {
-        "game": game_name,
-        **options,
-        "pairing": f"search vs {opponent}",
+        "game": setting.game,
+        **dict(setting.options),
+        "pairing": f"{setting.subject} vs {setting.opponent}",
         "players": 2,
         "pairs": done,
         **tally.figures("search"),
-        "mean_s_per_move": round(spent / moves, 4) if moves else None,
-        "max_s_per_move": round(slowest, 4),
-        "moves_over_cap": over,
-        "playouts": playouts,
-        "time_limit": time_limit,
+        **timing.figures(),
+        "playouts": setting.playouts,
+        "time_limit": setting.time_limit,
+        "workers": setting.workers,
+        "jobs": jobs,
         "seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -221,47 +347,21 @@ def ratio_ci(per_deal: list[tuple[int, int]], z: float = Z95) -> tuple[float, fl
     return max(0.0, r - half), min(1.0, r + half)
 
 
-def rotation(game_name: str, options: Mapping[str, object] | str | None, opponent: str, players: int, deals: int,
-             playouts: int, seed: int, time_limit: float | None, max_seconds: float | None = None,
-             bot_class=None) -> dict:
-    """Each deal played once per seat of the search bot (see the docstring); ``options`` the
-    game's (see ``all_options``); ``bot_class`` replaces the game's search bot
-    (``scripts/box_ceiling.py``)."""
-    entry = GAMES[game_name]
-    options = all_options(entry, options)
-    bot_class = bot_class or entry.search_bot
-    opponents = entry.bots
-    game = entry.make(players, **options)
-    rng = random.Random(seed)
+def rotation(setting: Setting, deals_: int, seed: int, jobs: int = 1, max_seconds: float | None = None) -> dict:
+    """Each deal played once per seat of the search bot (see the docstring)."""
+    players = setting.players
     per_deal: list[tuple[int, int]] = []
     hands = decided = above = below = 0
-    moves = 0
-    spent = 0.0
-    slowest = 0.0
-    over = 0
+    timing = Timing(setting.time_limit)
     started = time.perf_counter()
-    for number in range(deals):
-        if max_seconds is not None and time.perf_counter() - started >= max_seconds:
-            break
-        deck = shuffled_deck(game, rng)
-        dealer = number % players
-        bot_seed = rng.randrange(1 << 30)
+    for games in deals(setting, deals_, seed, lambda number: list(range(players)), jobs, max_seconds):
         won = scored = 0
-        for search_seat in range(players):
-            hand = game.new_hand(dealer, (), deck)
-            # The opponent in a seat gets the same seed in every rotation it sits there.
-            bots = [opponents[opponent](random.Random(bot_seed + 1 + j)) for j in range(players)]
-            bots[search_seat] = searcher(bot_class, bot_seed, playouts, time_limit)
-            times = play_timed(hand, bots)[search_seat]
-            moves += len(times)
-            spent += sum(times)
-            slowest = max([slowest, *times])
-            over += over_cap(times, time_limit)
+        for points, seat, times in games:
+            timing.add(times)
             hands += 1
-            points = hand.result().points
             decided += sum(points) > 0
             scored += sum(points)
-            won += points[search_seat]
+            won += points[seat]
         per_deal.append((won, scored))
         above += won * players > scored
         below += won * players < scored
@@ -270,10 +370,10 @@ def rotation(game_name: str, options: Mapping[str, object] | str | None, opponen
     low, high = ratio_ci(per_deal)
     wlow, whigh = wilson(won_total, points_total)
     return {
-        "game": game_name,
+        "game": setting.game,
         "variant": None,
-        **options,
-        "pairing": f"search vs {opponent}",
+        **dict(setting.options),
+        "pairing": f"{setting.subject} vs {setting.opponent}",
         "players": players,
         "deals": len(per_deal),
         "hands": hands,
@@ -288,14 +388,26 @@ def rotation(game_name: str, options: Mapping[str, object] | str | None, opponen
         "clear_of_fair": (low > 1 / players) if points_total else False,
         "deals_above_fair": above,
         "deals_below_fair": below,
-        "mean_s_per_move": round(spent / moves, 4) if moves else None,
-        "max_s_per_move": round(slowest, 4),
-        "moves_over_cap": over,
-        "moves": moves,
-        "playouts": playouts,
-        "time_limit": time_limit,
+        **timing.figures(),
+        "playouts": setting.playouts,
+        "time_limit": setting.time_limit,
+        "workers": setting.workers,
+        "jobs": jobs,
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def _bot_list(text: str) -> list[str]:
+    """Bots separated by ';', or by ',' outside parentheses."""
+    out, depth, current = [], 0, ""
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if char == ";" or (char == "," and depth == 0):
+            out.append(current)
+            current = ""
+        else:
+            current += char
+    return [item for item in [*out, current] if item.strip()]
 
 
 def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, GameEntry, dict]:
@@ -327,7 +439,13 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, GameE
     parser.add_argument("--playouts", type=int, help="default: the level's")
     parser.add_argument("--time-limit", type=float, help="seconds per move, default: the level's; 0 for none")
     parser.add_argument("--opponents", default="heuristic,random",
-                        help=f"the game's bots, comma-separated (this game's: {', '.join(entry.bots)})")
+                        help=f"the game's bots, separated by ';' or ',' (this game's: {', '.join(entry.bots)}), each "
+                             "with its maker's switches if any: 'search(endgame=off,inference=off)'")
+    parser.add_argument("--search", default="search", help="the bot measured: the search bot, with its switches if "
+                        "any, e.g. 'search(inference=off)' (default: %(default)s)")
+    parser.add_argument("--workers", type=int, default=1, help="the measured bot's parts per move, each on a core "
+                        "of its own (default 1)")
+    parser.add_argument("--jobs", type=int, default=1, help="deals played at once, each in a process (default 1)")
     parser.add_argument("--mode", choices=MODES, default="auto",
                         help="pairs (2 players, seats swapped) or rotations; auto: pairs at 2 players of a game "
                              "whose default table is 2 players")
@@ -352,7 +470,11 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, GameE
         parser.error(str(error))
     if entry.search_bot is None:
         parser.error(f"{args.game} has no search bot")
-    unknown = [name for name in args.opponents.split(",") if name not in entry.bots]
+    args.opponents = [BotSpec.parse(text) for text in _bot_list(args.opponents)]
+    args.search = BotSpec.parse(args.search)
+    if args.search.name != next(name for name, bot in entry.bots.items() if bot is entry.search_bot):
+        parser.error(f"--search names the search bot, not {args.search.name!r}")
+    unknown = [spec.name for spec in args.opponents if spec.name not in entry.bots]
     if unknown:
         parser.error(f"{args.game} has no {', '.join(unknown)} bot (its bots: {', '.join(entry.bots)})")
     if args.players is None:
@@ -369,10 +491,11 @@ def main(argv: list[str] | None = None) -> None:
     playouts = budget.playouts if args.playouts is None else args.playouts
     time_limit = budget.seconds if args.time_limit is None else args.time_limit or None
     results = []
-    for opponent in args.opponents.split(","):
+    for opponent in args.opponents:
+        setting = Setting(args.game, tuple(all_options(entry, options).items()), args.players, args.search, opponent,
+                          playouts, time_limit, args.workers)
         if not pairs:
-            r = rotation(args.game, options, opponent, args.players, args.pairs, playouts, args.seed,
-                         time_limit, args.max_seconds)
+            r = rotation(setting, args.pairs, args.seed, args.jobs, args.max_seconds)
             results.append(r)
             print(f"{r['game']} {r['variant'] or ''} {r['pairing']}, {r['players']} players: {r['deals']} deals x "
                   f"{r['players']} rotations, {r['hands']} games, {r['points']} points; search won "
@@ -382,7 +505,7 @@ def main(argv: list[str] | None = None) -> None:
                   f"s/move mean {r['mean_s_per_move']} max {r['max_s_per_move']}, {r['moves_over_cap']} over the cap "
                   f"by more than 10%; {r['seconds']} s", flush=True)
             continue
-        r = duel(args.game, options, opponent, args.pairs, playouts, args.seed, time_limit, args.max_seconds)
+        r = duel(setting, args.pairs, args.seed, args.jobs, args.max_seconds)
         results.append(r)
         print(f"{r['pairing']}: {r['pairs']} deal pairs, {r['hands_decided']} decided hands, "
               f"search won {r['share']} (95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}); "

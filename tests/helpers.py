@@ -62,12 +62,13 @@ class PublicView:
 
     __slots__ = (
         "seat", "players", "dealer", "trump", "deck", "turn", "exposed", "stack_size", "trick", "tricks",
-        "tricks_won", "may_look", "hand_sizes", "box_sizes", "hand", "box", "legal_moves",
-        "known_hand_cards",
+        "tricks_won", "may_look", "hand_sizes", "box_sizes", "hand", "box", "legal_moves", "game", "trump_turned",
+        "known_hand_cards", "card",
     )
 
     def __init__(self, view) -> None:
-        for name in self.__slots__[:-1]:
+        for name in self.__slots__[:-2]:
             setattr(self, name, getattr(view, name))
         known = {seat: view.known_hand_cards(seat) for seat in range(view.players)}
         self.known_hand_cards = known.__getitem__
+        self.card = [view.card(p) for p in range(len(view.deck))].__getitem__

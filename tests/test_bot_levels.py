@@ -90,7 +90,7 @@ def test_play_offers_the_levels():
     watch = ("play", "--local", "--watch", "--hands", "1", "--seed", "4", "--level", "easy", "--plain")
     out = run(*watch)
     assert out.returncode == 0, out.stderr
-    assert "wins the match" in out.stdout and run(*watch).stdout == out.stdout
+    assert "Final points:" in out.stdout and run(*watch).stdout == out.stdout
     refused = run("play", "--local", "--bot", "heuristic", "--level", "hard")
     assert refused.returncode == 2 and refused.stderr.strip() == "p2pwhist: only the search bot has levels"
     parser = build_parser()

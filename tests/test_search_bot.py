@@ -16,7 +16,7 @@ from p2pwhist.games.base import PLAYS, HonourPolicy
 from p2pwhist.games.bots import RandomBot, Weighed
 from p2pwhist.games.boxwhist.engine import BoxWhist, BoxWhistHand
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
-from p2pwhist.games.boxwhist.search import Knowledge, SearchBot, _Sim
+from p2pwhist.games.boxwhist.search import UCT, Knowledge, SearchBot, _Sim, search_part
 from p2pwhist.local import shuffled_deck
 
 
@@ -194,7 +194,7 @@ def test_weighs_every_move_and_plays_the_most_visited():
     searched = 0
     for hand, seat in random_positions(2, 12, seed=21, every=0.5):
         view = hand.view(seat)
-        bot = SearchBot(random.Random(seat), playouts=60)
+        bot = SearchBot(random.Random(seat), playouts=60, endgame=False)
         bot.last_weighed = (Weighed(view.legal_moves[0], 0.0, 1),)  # left from an earlier decision
         move = bot.choose(view)
         weighed = bot.last_weighed
@@ -266,4 +266,5 @@ def test_voids_no_deal_can_meet_are_dropped_not_fatal():
     knowledge.void[other] = [True] * 4  # "void" in every suit, yet holding unknown cards
     hands = knowledge.sample(random.Random(1))[0]
     assert [len(h) for h in hands] == list(hand.view(seat).hand_sizes)
-    assert SearchBot(random.Random(2), playouts=8).search(knowledge, hand.view(seat).legal_moves, None) is not None
+    part = search_part(knowledge, None, 8, 2, UCT, None, None)
+    assert part.samples == 8 and sum(visits for visits, _ in part.values()) == 8

@@ -13,6 +13,13 @@ A searching bot has *levels* (``LEVELS``): each is a ``Budget``, a number of pla
 (which makes a run repeatable from its seed) and a hard cap in seconds per move (which needs a
 clock, passed in by the caller: the bots never read one themselves). ``make_bot`` builds any
 bot from its registry factory, at a level if it has levels.
+
+A searching bot may spread a move over several cores (root parallelism): it splits its budget
+into ``workers`` parts, each with a seed drawn from its ``rng`` in turn, hands them to a
+``Runner``, and adds up what the parts found. The runner is passed in too: ``in_turn``, here,
+runs the parts one after the other in this process; the edge's ``p2pwhist.cores.Cores`` runs
+them at once in worker processes. Either way the parts and their sum are the same, so a move
+depends on the seed and the number of workers, never on the runner (without a clock).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from p2pwhist.games.base import BotFactory, ConfigError, Play, View
 
@@ -29,6 +36,23 @@ LEVELS = ("easy", "normal", "hard")
 # about a second a move (issue 12); ``hard`` thinks up to three seconds.
 DEFAULT_LEVEL = "normal"
 MIN_SAMPLES = 4  # deals per decision, however many choices
+
+
+# Runs ``work(*job)`` for each job and returns the results in the jobs' order. ``work`` is a
+# module-level function and the jobs plain values, so that a runner may send them to another
+# process.
+Runner = Callable[[Callable[..., Any], Sequence[tuple[Any, ...]]], list[Any]]
+
+
+def in_turn(work: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> list[Any]:
+    """The runner of one core: each job in this process, one after the other."""
+    return [work(*job) for job in jobs]
+
+
+def split(total: int, parts: int) -> list[int]:
+    """``total`` in ``parts`` shares as equal as can be (the first ones larger), none below 1."""
+    base, extra = divmod(total, parts)
+    return [max(1, base + (i < extra)) for i in range(parts)]
 
 
 class Bot(Protocol):
@@ -93,7 +117,11 @@ class Searching:
     score_words: ClassVar[str]  # e.g. "wins the hand in about {share:.0%} of the deals tried"
 
     def __init__(self, rng: random.Random, playouts: int | None = None, clock: Callable[[], float] | None = None,
-                 time_limit: float | None = None) -> None:
+                 time_limit: float | None = None, workers: int = 1, runner: Runner = in_turn) -> None:
+        if type(workers) is not int or workers < 1:
+            raise ValueError(f"workers must be a positive int, not {workers!r}")
+        self.workers = workers  # parts a move's budget is split into (see the module docstring)
+        self.runner = runner
         if playouts is None:
             playouts = self.budgets[DEFAULT_LEVEL].playouts
         if type(playouts) is not int or playouts < 1:
@@ -108,9 +136,10 @@ class Searching:
         self._totals: list[float] = []  # the last vote's total score for each choice
 
     @classmethod
-    def at_level(cls, rng: random.Random, level: str, clock: Callable[[], float] | None) -> Searching:
+    def at_level(cls, rng: random.Random, level: str, clock: Callable[[], float] | None,
+                 workers: int = 1, runner: Runner = in_turn) -> Searching:
         budget = cls.budgets[level]
-        return cls(rng, budget.playouts, clock, budget.seconds)
+        return cls(rng, budget.playouts, clock, budget.seconds, workers=workers, runner=runner)
 
     def vote(self, choices: int, deal: Callable[[], Callable[[int], float]]) -> int:
         """The best of ``choices`` by total score over sampled deals: ``deal()`` samples one
@@ -173,11 +202,11 @@ def check_level(factory: BotFactory, level: str | None) -> None:
 
 
 def make_bot(factory: BotFactory, rng: random.Random, level: str | None = None,
-             clock: Callable[[], float] | None = None) -> Bot:
+             clock: Callable[[], float] | None = None, workers: int = 1, runner: Runner = in_turn) -> Bot:
     """The bot ``factory`` makes (an entry of a game's ``bots``): a searching bot at ``level``
-    (``DEFAULT_LEVEL`` if None) with ``clock`` for its time cap (no cap without one); any other
-    bot as it is."""
+    (``DEFAULT_LEVEL`` if None) with ``clock`` for its time cap (no cap without one), its moves
+    split over ``workers`` parts run by ``runner``; any other bot as it is."""
     check_level(factory, level)
     if isinstance(factory, type) and issubclass(factory, Searching):
-        return factory.at_level(rng, level or DEFAULT_LEVEL, clock)
+        return factory.at_level(rng, level or DEFAULT_LEVEL, clock, workers, runner)
     return factory(rng)

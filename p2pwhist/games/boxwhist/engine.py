@@ -478,6 +478,15 @@ class BoxWhistView:
         return self._state.trump
 
     @property
+    def game(self) -> BoxWhist:
+        return self._state.game
+
+    @property
+    def trump_turned(self) -> bool:
+        """Whether the dealer's last dealt card named trumps, turned up for all (rule 4)."""
+        return self._state.trump_rule is TURN_UP
+
+    @property
     def deck(self) -> tuple[Card, ...]:
         """The cards in play (rule 1: the 3-handed game has no 2♣)."""
         return self._state.game.deck()

@@ -237,16 +237,30 @@ class HeuristicBot:
         moves = view.legal_moves
         if len(moves) == 1:
             return moves[0]
+        weighed = self.weigh(view)
+        if not weighed:
+            # Only a closed box is left (rule 7: played blind): nothing to choose on.
+            return self.rng.choice(moves)
+        best_score, choice = weighed[0][1], weighed[0][0]
+        for move, score in weighed[1:]:
+            if score > best_score:
+                best_score, choice = score, move
+        return choice
+
+    def weigh(self, view) -> list[tuple[Play, float]]:
+        """Each legal move the seat can judge, in the order of ``legal_moves``, with its score
+        (see the module docstring): ``choose`` plays the first of the highest. Empty when only
+        a closed box is left (played blind: nothing to judge). A search bot reads these as a
+        model of how another seat plays (``boxwhist.inference``)."""
+        moves = view.legal_moves
         hand = {p: int(c) for p, c in view.hand.items() if c is not None}
         box_open = {p: int(c) for _, p, c in view.box if c is not None}
         cards = {**hand, **box_open}
-        known_moves = [m for m in moves if m.position in cards]
-        if not known_moves:
-            # Only a closed box is left (rule 7: played blind): nothing to choose on.
-            return self.rng.choice(moves)
         # A box card not yet revealed to us (an open box mid-reveal) is never chosen over a
         # known card: we cannot judge it.
-        moves = known_moves
+        moves = [m for m in moves if m.position in cards]
+        if not moves:
+            return []
         k = _Knowledge(view, hand, box_open)
         seat, n, trump = k.seat, k.players, k.trump
         trick = view.trick
@@ -266,8 +280,7 @@ class HeuristicBot:
         for c in hand.values():
             suit_len[c // 13] += 1
 
-        best_score = None
-        choice = moves[0]
+        weighed = []
         for move in moves:
             card = cards[move.position]
             in_box = move.position in box_open
@@ -283,6 +296,5 @@ class HeuristicBot:
             if led >= 0 and suit != led and not in_box:
                 # A discard (or ruff) from the hand: shortening a short suit brings a void.
                 score += _SHORT_SUIT_BONUS / suit_len[suit]
-            if best_score is None or score > best_score:
-                best_score, choice = score, move
-        return choice
+            weighed.append((move, score))
+        return weighed

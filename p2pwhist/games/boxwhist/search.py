@@ -97,8 +97,10 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from p2pwhist.games.base import Play
-from p2pwhist.games.bots import Budget, Searching, Weighed
+from p2pwhist.games.bots import Budget, Searching, Weighed, split
 from p2pwhist.games.boxwhist.engine import trick_strength
+from p2pwhist.games.boxwhist.inference import Replay
+from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
 
 __all__ = ["DEFAULT_ITERATIONS", "Knowledge", "SearchBot"]
 
@@ -117,6 +119,19 @@ _MARGIN_WEIGHT = 0.02
 # exposed card below the ten is not worth a trump or a card from the queen up.
 _CHEAP_PRIZE_RANK = 8
 _COSTLY_RANK = 10
+# The exact endgame (2 players): once the stack is gone and at most this many tricks are left,
+# each sampled deal is solved (``doubledummy.Solver``) instead of searched. scripts/bench_solver.py:
+# a solve takes about 20 ms on average with 11 tricks left, 70 ms with 12, 340 ms with 15.
+ENDGAME_TRICKS = 11
+# A solved deal costs about as much as this many ISMCTS iterations: a level's iterations over it
+# are its solved deals (never fewer than MIN_SOLVES).
+SOLVE_COST = 32
+MIN_SOLVES = 8
+# Inference (``inference.Replay``): the other seats' last RECENT choices weigh each deal. ISMCTS
+# then draws its deals from a pool of weighed ones, one sampled for every ITERATIONS_PER_DEAL
+# iterations (a weighed deal costs about a millisecond, an iteration a twentieth of one).
+RECENT = 8
+ITERATIONS_PER_DEAL = 8
 # Rejection tries before the constrained deal (3 and 4 players only; 2 players deal exactly).
 _REJECTION_TRIES = 20
 
@@ -161,6 +176,7 @@ class Knowledge:
         self.unknown_hand = [0 if j == seat else self.hand_sizes[j] - len(self.known[j]) for j in range(n)]
         self.unknown_box = [self.box_sizes[j] if j != seat else sum(c is None for _, c in self.box) for j in range(n)]
         self.face_down = max(0, self.stack_size - 1)
+        self.tricks_left = -(-(sum(self.hand_sizes) + sum(self.box_sizes)) // n)  # the trick in progress too
         if sum(self.unknown_hand) + sum(self.unknown_box) + self.face_down != len(self.unknown):
             raise ValueError("the view's card counts do not add up")  # a view inconsistent with itself
 
@@ -401,6 +417,10 @@ def _score(won: list[int], seat: int) -> float:
     return outcome + _MARGIN_WEIGHT * (mine - rival)
 
 
+def _mask(cards: list[int]) -> int:
+    return sum(1 << card for card in cards)
+
+
 class _Node:
     """A node of the ISMCTS tree: the moves made since the root lead to it. ``avail`` counts
     the iterations in which its move was legal (at least once: when it was added)."""
@@ -415,9 +435,12 @@ class _Node:
 
 
 class SearchBot(Searching):
-    """SO-ISMCTS over sampled deals with greedy playouts; see the module docstring, and
-    ``p2pwhist.games.bots.Searching`` for the budget (here ``playouts`` counts iterations, one
-    sampled deal and one playout each). ``uct`` is UCB1's exploration constant."""
+    """SO-ISMCTS over sampled deals with greedy playouts, and at 2 players the end solved
+    exactly; see the module docstring, and ``p2pwhist.games.bots.Searching`` for the budget
+    (here ``playouts`` counts iterations, one sampled deal and one playout each, and a solved
+    deal costs ``SOLVE_COST`` of them) and for ``workers``. ``uct`` is UCB1's exploration
+    constant; ``endgame`` False leaves the end to ISMCTS too, ``inference`` False samples deals
+    uniformly (both for comparison)."""
 
     budgets: ClassVar[Mapping[str, Budget]] = {  # scripts/time_cap.py and scripts/duplicate.py measure them
         "easy": Budget(playouts=EASY_ITERATIONS, seconds=0.25),
@@ -430,9 +453,12 @@ class SearchBot(Searching):
     score_words = "wins the hand in about {share:.0%} of the deals tried"
 
     def __init__(self, rng: random.Random, playouts: int | None = None, clock: Callable[[], float] | None = None,
-                 time_limit: float | None = None, uct: float = UCT) -> None:
-        super().__init__(rng, playouts, clock, time_limit)
+                 time_limit: float | None = None, uct: float = UCT, endgame: bool = True, inference: bool = True,
+                 **parallel) -> None:
+        super().__init__(rng, playouts, clock, time_limit, **parallel)
         self.uct = uct
+        self.endgame = endgame
+        self.inference = inference
 
     def choose(self, view) -> Play:
         clock = self.clock
@@ -445,52 +471,143 @@ class SearchBot(Searching):
             return moves[0]
         if not view.hand and not view.may_look[view.seat]:
             return self.rng.choice(moves)  # only a closed box is left: played blind (rule 7)
-        return self.search(Knowledge(view), moves, deadline)
-
-    def search(self, k: Knowledge, moves: list[Play], deadline: float | None) -> Play:
-        """The move to play of ``moves`` (two or more, none a closed box card), knowing ``k``;
-        no iteration but the first starts at or after ``deadline`` (of ``self.clock``)."""
-        rng, uct, clock = self.rng, self.uct, self.clock
+        k = Knowledge(view)
+        replay = Replay(view, RECENT) if self.inference else None
         known = {**k.hand, **{p: c for p, c in k.box if c is not None}}
         move_of = {known[move.position]: move for move in moves}
-        root = _Node()
-        for iteration in range(self.playouts):
-            if iteration and deadline is not None and clock() >= deadline:  # type: ignore[misc]
-                break
-            hands, boxes, stack, _ = k.sample(rng)
-            sim = _Sim(k.players, k.trump, hands, boxes, k.may_look[:], stack, k.trick[:], k.turn, k.tricks_won[:])
-            node = root
-            path: list[tuple[_Node, int]] = []  # (node, the seat whose move led to it)
-            while sim.turn is not None:
-                seat = sim.turn
-                cards, blind = sim.legal()
-                choices = [_BLIND] if blind and not sim.may_look[seat] else cards
-                children = node.children
-                untried = []
-                for key in choices:
-                    child = children.get(key)
-                    if child is None:
-                        untried.append(key)
-                    else:
-                        child.avail += 1
-                if untried:  # expand one node, then play out
-                    key = rng.choice(untried)
-                    child = children[key] = _Node()
-                else:
-                    key = max(choices, key=lambda c: children[c].total / children[c].visits
-                              + uct * math.sqrt(math.log(children[c].avail) / children[c].visits))
-                    child = children[key]
-                sim.apply(rng.choice(cards) if key == _BLIND else key)
-                path.append((child, seat))
-                node = child
-                if untried:
-                    break
-            _playout(sim, rng)
-            for child, seat in path:
-                child.visits += 1
-                child.total += _score(sim.won, seat)
-            self.last_samples += 1
-        ranked = sorted(root.children.items(), key=lambda item: (-item[1].visits, item[0]))
-        self.last_weighed = tuple(Weighed(move_of[card], node.total / node.visits, node.visits)
-                                  for card, node in ranked)
+        seeds = [self.rng.getrandbits(64) for _ in range(self.workers)]
+        # Of equal scores, the cheapest card (plain before trump, low before high).
+        trump = k.trump
+        tiebreak = {card: (card % 13 + (20 if card // 13 == trump else 0), card) for card in move_of}
+        parts = []
+        if self.endgame and k.players == 2 and not k.stack_size and k.tricks_left <= ENDGAME_TRICKS:
+            shares = split(max(MIN_SOLVES, self.playouts // SOLVE_COST), self.workers)
+            parts = self.runner(solve_part, [(k, replay, list(move_of), share, seed, clock, deadline)
+                                             for share, seed in zip(shares, seeds, strict=True)])
+        if not any(part.samples for part in parts):  # no endgame, or its first deal too slow to solve
+            shares = split(self.playouts, self.workers)
+            parts = self.runner(search_part, [(k, replay, share, seed, self.uct, clock, deadline)
+                                              for share, seed in zip(shares, seeds, strict=True)])
+        tried: dict[int, list[float]] = {}  # card -> [deals it was tried on, total score]
+        for part in parts:
+            for card, (deals, total) in part.items():
+                seen = tried.setdefault(card, [0, 0.0])
+                seen[0] += deals
+                seen[1] += total
+        # ISMCTS's deals (visits) differ by move: the most visited first. A solved deal values
+        # every move: the best total first.
+        ranked = sorted(tried, key=lambda card: (-tried[card][0], -tried[card][1], tiebreak[card]))
+        self.last_samples = sum(part.samples for part in parts)
+        self.last_weighed = tuple(Weighed(move_of[card], tried[card][1] / tried[card][0], tried[card][0])
+                                  for card in ranked)
         return self.last_weighed[0].move
+
+
+def _pool(k: Knowledge, replay: Replay, size: int, rng: random.Random) -> Callable[[], tuple]:
+    """``size`` deals sampled from ``k`` and weighed by ``replay``; returns a function that
+    draws one of them by weight (a fresh copy: a playout changes it). All weights zero (a seat
+    that played against every model of it): drawn uniformly."""
+    deals = [k.sample(rng) for _ in range(size)]
+    weights = [replay.weight(replay.deck(hands, boxes, stack, my_box, k.known)) for hands, boxes, stack, my_box in deals]
+    if not any(weights):
+        weights = [1.0] * size
+
+    def draw() -> tuple:
+        hands, boxes, stack, my_box = rng.choices(deals, weights)[0]
+        return [h[:] for h in hands], [b[:] for b in boxes], stack[:], my_box
+
+    return draw
+
+
+class _Part(dict):
+    """What one part of a move's search found: card -> (deals it was tried on, total score),
+    and ``samples``, the deals the part sampled."""
+
+    samples = 0
+
+
+def solve_part(k: Knowledge, replay: Replay | None, cards: list[int], solves: int, seed: int,
+               clock: Callable[[], float] | None, deadline: float | None) -> _Part:
+    """At 2 players once the stack is gone: ``solves`` sampled deals (fewer at ``deadline``; none
+    if the first takes half the time left), each solved exactly, every card of ``cards`` valued by whether it then wins,
+    draws or loses the hand under best play (``doubledummy.Solver``), the deals weighed by
+    ``replay`` (uniform without one). A part's totals are weighted means times its deals, so
+    that parts add up."""
+    rng = random.Random(seed)
+    totals = dict.fromkeys(cards, 0.0)
+    led = k.trick[0][1] if k.trick else -1
+    out = _Part()
+    weights = 0.0
+    stop = None
+    if deadline is not None:
+        # The first deal may take half the time left: past that, ISMCTS is left the rest.
+        first = clock() + (deadline - clock()) / 2  # type: ignore[misc]
+        stop = lambda: clock() >= (deadline if out.samples else first)  # type: ignore[misc] # noqa: E731
+    for solved in range(solves):
+        if solved and deadline is not None and clock() >= deadline:  # type: ignore[misc]
+            break
+        hands, boxes, stack, my_box = k.sample(rng)
+        weight = 1.0 if replay is None else replay.weight(replay.deck(hands, boxes, stack, my_box, k.known))
+        position = Position(hands=(_mask(hands[0]), _mask(hands[1])), turn=k.turn, trump=k.trump,
+                            reserves=(_mask(boxes[0]), _mask(boxes[1])), looks=(k.may_look[0], k.may_look[1]),
+                            led=led)
+        try:
+            values = Solver(k.trump, rng.randrange(52), stop).values(position, (k.tricks_won[0], k.tricks_won[1]))
+        except OutOfTime:
+            break
+        for card in totals:
+            totals[card] += weight * values[card]
+        weights += weight
+        out.samples += 1
+    scale = out.samples / weights if weights > 0 else 0.0
+    out.update((card, (out.samples, total * scale)) for card, total in totals.items())
+    return out
+
+
+def search_part(k: Knowledge, replay: Replay | None, iterations: int, seed: int, uct: float,
+                clock: Callable[[], float] | None, deadline: float | None) -> _Part:
+    """``iterations`` of SO-ISMCTS on a tree of its own (fewer at ``deadline``, never none):
+    the root's moves by card, with their visits and total score. With ``replay``, each
+    iteration's deal is drawn by weight from a pool of weighed deals (``_pool``)."""
+    rng = random.Random(seed)
+    root = _Node()
+    out = _Part()
+    draw = (lambda: k.sample(rng)) if replay is None else _pool(k, replay, -(-iterations // ITERATIONS_PER_DEAL), rng)
+    for iteration in range(iterations):
+        if iteration and deadline is not None and clock() >= deadline:  # type: ignore[misc]
+            break
+        hands, boxes, stack, _ = draw()
+        sim = _Sim(k.players, k.trump, hands, boxes, k.may_look[:], stack, k.trick[:], k.turn, k.tricks_won[:])
+        node = root
+        path: list[tuple[_Node, int]] = []  # (node, the seat whose move led to it)
+        while sim.turn is not None:
+            seat = sim.turn
+            cards, blind = sim.legal()
+            choices = [_BLIND] if blind and not sim.may_look[seat] else cards
+            children = node.children
+            untried = []
+            for key in choices:
+                child = children.get(key)
+                if child is None:
+                    untried.append(key)
+                else:
+                    child.avail += 1
+            if untried:  # expand one node, then play out
+                key = rng.choice(untried)
+                child = children[key] = _Node()
+            else:
+                key = max(choices, key=lambda c: children[c].total / children[c].visits
+                          + uct * math.sqrt(math.log(children[c].avail) / children[c].visits))
+                child = children[key]
+            sim.apply(rng.choice(cards) if key == _BLIND else key)
+            path.append((child, seat))
+            node = child
+            if untried:
+                break
+        _playout(sim, rng)
+        for child, seat in path:
+            child.visits += 1
+            child.total += _score(sim.won, seat)
+        out.samples += 1
+    out.update((card, (node.visits, node.total)) for card, node in root.children.items())
+    return out

@@ -36,7 +36,8 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from p2pwhist.games.base import PLAYS, HonourPolicy, Play
-from p2pwhist.games.bots import Budget, Searching
+from p2pwhist.games.bots import Budget, Searching, Weighed
+from p2pwhist.games.doubledummy import Position, Solver
 from p2pwhist.games.germanwhist.engine import DECK_SIZE, GermanWhistHand, dealt_hand
 from p2pwhist.games.germanwhist.heuristic import GermanWhistHeuristicBot
 
@@ -120,6 +121,11 @@ class GermanWhistSearchBot(Searching):
     score_range = (0.0, 1.0)
     score_words = "wins the hand in about {share:.0%} of the deals tried"
 
+    def __init__(self, rng: random.Random, playouts: int | None = None, clock: Callable[[], float] | None = None,
+                 time_limit: float | None = None, endgame: bool = True, **parallel) -> None:
+        super().__init__(rng, playouts, clock, time_limit, **parallel)
+        self.endgame = endgame  # solve the end exactly (off: PIMC to the last trick, for comparison)
+
     def choose(self, view) -> Play:
         moves = view.legal_moves
         if not moves:
@@ -130,6 +136,8 @@ class GermanWhistSearchBot(Searching):
             return moves[0]
         knowledge = _Knowledge(view)
         seat, game, rng = view.seat, view.game, self.rng
+        if self.endgame and not view.stack_size:
+            return self.solve(game, knowledge, moves)
         policy = GermanWhistHeuristicBot(rng)  # deterministic: the rng is never drawn from
 
         def deal() -> Callable[[int], float]:
@@ -151,3 +159,26 @@ class GermanWhistSearchBot(Searching):
         move = moves[self.vote(len(moves), deal)]
         self.last_weighed = self.weighed(moves)
         return move
+
+    def solve(self, game, knowledge: _Knowledge, moves: list[Play]) -> Play:
+        """Once the stack is gone the seat knows every card (those it has not seen are the other
+        hand's): the hand is solved exactly, each move valued by the hand's outcome under best
+        play and the tricks it ends ahead by, and the best played (of equal values, the first)."""
+        hand = GermanWhistHand(game, knowledge.dealer, knowledge.sample(self.rng), HonourPolicy.RECORD)
+        for position in knowledge.moves:
+            hand.apply(PLAYS[position])
+        cards = hand.cards
+
+        def mask(positions) -> int:
+            return sum(1 << int(cards[p]) for p in positions)
+
+        led = int(hand.trick[0].card) if hand.trick else -1
+        position = Position(hands=(mask(hand.hands[0]), mask(hand.hands[1])), turn=hand.turn, trump=int(hand.trump),
+                            led=led)
+        scores = hand.scores
+        values = Solver(int(hand.trump)).values(position, (scores[0], scores[1]), exact=True)
+        ranked = sorted(moves, key=lambda move: -values[int(cards[move.position])])
+        # A won hand scores 1, a draw 0.5, a loss 0 (``score_range``), plus the margin term.
+        self.last_weighed = tuple(Weighed(move, (values[int(cards[move.position])] + 1) / 2, 1) for move in ranked)
+        self.last_samples = 1
+        return ranked[0]

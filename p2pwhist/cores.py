@@ -1,0 +1,63 @@
+"""Every core of this machine for a searching bot's moves: a ``Runner`` (``games.bots``) that
+runs a move's parts at once, each in a worker process of its own.
+
+A bot's move is pure work on plain values (``games.bots``: the parts and their sum do not
+depend on the runner), so the only edge here is the pool. Why processes: the search is pure
+Python, and threads would share one interpreter lock; why this shape:
+
+- the pool starts with the first move that needs it and lives until ``close`` (one per
+  program), its workers started by ``forkserver``: a fork of a process running trio's threads
+  could copy a lock held by another thread;
+- the workers ignore Ctrl-C: it reaches the whole process group, and the program that owns them
+  decides what it means (it stops, and ``close`` ends them);
+- the parts' deadline is on ``time.perf_counter``, which on Linux reads the system's monotonic
+  clock, the same in every process;
+- a networked peer calls its bot in a trio worker thread (``net.Agent``), which waits here for
+  the parts, so the event loop goes on answering while the cores think.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from p2pwhist.games.bots import in_turn
+
+__all__ = ["Cores"]
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class Cores:
+    """``workers`` processes (by default one per core) to run a move's parts; ``run`` is the
+    runner. One worker runs them in this process (``in_turn``)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self._pool: ProcessPoolExecutor | None = None
+
+    def run(self, work: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> list[Any]:
+        if self.workers == 1 or len(jobs) == 1:
+            return in_turn(work, jobs)
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"),
+                                             initializer=_ignore_interrupts)
+        return list(self._pool.map(work, *zip(*jobs, strict=True)))
+
+    def close(self) -> None:
+        """End the workers (a move still thinking is cut off)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> Cores:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

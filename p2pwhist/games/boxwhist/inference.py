@@ -1,0 +1,111 @@
+"""Inference for the search bot: how likely a sampled deal is, given how the other seats played.
+
+A deal sampled uniformly from what a seat knows (``search.Knowledge``) respects the cards seen
+and the voids shown, and nothing else. But how a seat played says more: a player who ducked a
+trick it could have won cheaply probably held no cheap winner. Each sampled deal is weighed
+by the chance that the other seats, holding what the deal gives them, would have made the
+moves they made, under a *model* of their play (policy-based inference, as Skat programs weigh
+their samples: Buro, Long, Furtak and Sturtevant, "Improving State Evaluation, Inference, and
+Search in Trick-Based Card Games", IJCAI 2009).
+
+The model is the heuristic bot (``heuristic.HeuristicBot.weigh``), softened: a seat plays the
+move the heuristic scores best most often, others by how close they come, and any move
+sometimes, since no model is the seat's real mind:
+
+    P(move) = (1 - NOISE) * softmax(score / TEMPERATURE)[move] + NOISE / (moves)
+
+To ask the model, the hand is replayed on the sampled deal with the real engine
+(``BoxWhistHand``), so each seat's view at each of its past decisions is exactly what it saw
+then. Only its last ``recent`` decisions with a choice are asked (each costs one heuristic
+decision, about 0.1 ms), which bounds the cost per deal; blind box plays say nothing.
+
+Pure: the deal comes in, a weight goes out.
+"""
+
+from __future__ import annotations
+
+import math
+
+from p2pwhist.cards import Card
+from p2pwhist.games.base import PLAYS, HonourPolicy
+from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhistHand, Layout
+from p2pwhist.games.boxwhist.heuristic import HeuristicBot
+
+__all__ = ["NOISE", "TEMPERATURE", "Replay"]
+
+# The model's softness (see the module docstring): scores are in tricks, and the heuristic's
+# moves differ by a tenth of a trick or more when the choice matters.
+TEMPERATURE = 0.1
+NOISE = 0.1
+
+
+class Replay:
+    """The hand so far as one seat saw it (its view), ready to be replayed on sampled deals:
+    ``deck`` places a sample's cards at the positions the seat cannot see, ``weight`` replays
+    the hand on that deck and asks the model about the other seats' last ``recent`` choices."""
+
+    def __init__(self, view, recent: int) -> None:
+        self.seat = seat = view.seat
+        self.game = game = view.game
+        self.dealer = view.dealer
+        self.trump = TURN_UP if view.trump_turned else view.trump
+        size = len(game.deck())
+        self.known: list[Card | None] = [view.card(p) for p in range(size)]
+        layout = Layout.of(view.players, view.dealer, size)
+        unseen = [p for p in range(size) if self.known[p] is None]
+        hands = [set(h) for h in layout.hands]
+        boxes = [set(b) for b in layout.boxes]
+        # Where the sample's cards go, place by place (every card that enters a hand after the
+        # deal is shown, rule 9: the unseen hand cards are dealt ones).
+        self.hand_slots = [[p for p in unseen if p in hands[j]] for j in range(view.players)]
+        self.box_slots = [[p for p in unseen if p in boxes[j]] for j in range(view.players)]
+        self.stack_slots = [p for p in layout.stack if self.known[p] is None]
+        self.moves = [play.position for trick in view.tricks for play in trick.plays]
+        self.moves += [play.position for play in view.trick]
+        # The moves the model is asked about: the other seats' last ``recent``.
+        seats = [play.seat for trick in view.tricks for play in trick.plays] + [play.seat for play in view.trick]
+        theirs = [i for i, s in enumerate(seats) if s != seat]
+        self.asked = frozenset(theirs[-recent:]) if recent else frozenset()
+        self.model = HeuristicBot(None)  # type: ignore[arg-type]  # weigh never draws randomness
+
+    def deck(self, hands: list[list[int]], boxes: list[list[int]], stack: list[int], my_box: dict[int, int],
+             known_in_hand: list[list[int]]) -> list[Card | None]:
+        """The full deck of a sample (``search.Knowledge.sample``'s hands, boxes, stack and our
+        box by position; ``known_in_hand``, the cards each seat is known to hold, which lead
+        each sampled hand)."""
+        cards = list(self.known)
+        for j, slots in enumerate(self.hand_slots):
+            if j != self.seat:
+                for p, c in zip(slots, hands[j][len(known_in_hand[j]):], strict=True):
+                    cards[p] = Card(c)
+        for j, slots in enumerate(self.box_slots):
+            if j == self.seat:
+                for p in slots:
+                    cards[p] = Card(my_box[p])
+            else:
+                for p, c in zip(slots, boxes[j], strict=True):
+                    cards[p] = Card(c)
+        for p, c in zip(self.stack_slots, stack[1:], strict=True):
+            cards[p] = Card(c)
+        return cards
+
+    def weight(self, cards: list[Card | None]) -> float:
+        """How likely the other seats' asked moves are, had they held what ``cards`` gives them."""
+        if not self.asked:
+            return 1.0
+        hand = BoxWhistHand(self.game, self.dealer, self.trump, cards, HonourPolicy.RECORD)
+        weight = 1.0
+        for i, position in enumerate(self.moves):
+            if i in self.asked:
+                weighed = self.model.weigh(hand.view(hand.turn))
+                if len(weighed) > 1:
+                    weight *= _chance(weighed, position)
+            hand.apply(PLAYS[position])
+        return weight
+
+
+def _chance(weighed: list, position: int) -> float:
+    top = max(score for _, score in weighed)
+    odds = {move.position: math.exp((score - top) / TEMPERATURE) for move, score in weighed}
+    model = odds.get(position, 0.0) / sum(odds.values())
+    return (1 - NOISE) * model + NOISE / len(weighed)
