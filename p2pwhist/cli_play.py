@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pwhist.addresses import parse_address
 from p2pwhist.bodies import Table, check_name
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
-from p2pwhist.games.base import BotFactory, ConfigError, Game, GameEntry, GameText, Play, View
+from p2pwhist.games.base import BotFactory, ConfigError, EngineMisuse, Game, GameEntry, GameText, Play, View
 from p2pwhist.games.bots import Bot, check_level, make_bot
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry, options_offered
@@ -44,7 +44,7 @@ from p2pwhist.net import (
     watch,
 )
 from p2pwhist.reach.lan import HEAR_SECONDS, Heard, NoTable, hear_tables
-from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent, Settled
+from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent, Settled, TableChanged
 from p2pwhist.table import Heard as TableHeard
 from p2pwhist.table import chat_line
 from p2pwhist.text import YOU, check_line, match_line, match_summary
@@ -61,9 +61,14 @@ SAID_AHEAD = 4
 
 def _full_screen(args: argparse.Namespace, person: bool) -> FullScreenPlayer | None:
     """The full-screen table for a person at a real terminal, unless --plain."""
-    if not person or args.plain or not can_go_full_screen():
+    if not person or not _at_screen(args):
         return None
     return FullScreenPlayer(quiet=args.quiet, auto_forced=_auto_forced(args.auto_forced))
+
+
+def _at_screen(args: argparse.Namespace) -> bool:
+    """A person at a real terminal who did not ask for lines (``--plain``)."""
+    return not args.plain and can_go_full_screen()
 
 
 def _auto_forced(given: bool | None) -> bool:
@@ -336,14 +341,17 @@ def join_command(args: argparse.Namespace) -> int:
 
 
 class _Spectating:
-    """What a spectator shows, as lines: each card as it is played (and each trick or round as
-    it ends), each hand's result and the points. It holds no seat and so no view: every line
-    comes from the public log, in the game's own words (``GameText.move``)."""
+    """What a spectator shows, as lines: at each hand, once its table can be read, the table
+    from the public view (``HandState.view(None)``: every seat's counts, trumps, the exposed
+    card); then each card as it is played (and each trick or round as it ends), each hand's
+    result and the points. It holds no seat: every line comes from the public log, in the
+    game's own words (``GameText.table``, ``GameText.move``)."""
 
     def __init__(self) -> None:
         self.words: GameText | None = None
         self.names: list[str] = []
         self.style = style_for(sys.stdout)
+        self.tables_shown = 0  # the hands whose table was shown
 
     def on_event(self, event: SessionEvent) -> None:
         if isinstance(event, Seated):
@@ -351,7 +359,15 @@ class _Spectating:
             return
         words = self.words
         assert words is not None, "START comes first"
-        if isinstance(event, Moved):
+        if isinstance(event, TableChanged) and len(event.match.hands) > self.tables_shown:
+            hand_no = len(event.match.hands)
+            try:  # a hand still being dealt cannot be read yet (its trumps unrevealed)
+                table = words.table(event.hand.view(None), self.names, self.style, hand_no, event.match.points)
+            except EngineMisuse:
+                return
+            self.tables_shown = hand_no
+            print(table, flush=True)
+        elif isinstance(event, Moved):
             print(words.move(event.hand, event.seat, event.move, self.names, self.style), flush=True)
         elif isinstance(event, HandOver):
             points = ", ".join(f"{name} {p}" for name, p in zip(self.names, event.points, strict=True))
@@ -361,19 +377,32 @@ class _Spectating:
 
 
 def watch_command(args: argparse.Namespace) -> int:
-    """``watch [HOST[:PORT]]``: follow a table from no seat, checking every message as it comes."""
+    """``watch [HOST[:PORT]]``: follow a table from no seat, checking every message as it comes:
+    on the full-screen table at a real terminal (unless ``--plain``), else as lines. ``q`` on
+    the full screen stops watching, keeping the transcript so far."""
     if args.address is None:
         _choose_table(args)
     address, port = parse_address(args.address)
     if args.transcript is not None and os.path.lexists(args.transcript):
         raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
-    shown = _Spectating()
+    full = FullScreenPlayer(quiet=True) if _at_screen(args) else None  # a spectator's turn never comes
+    lines = _Spectating()
+    hear = None if args.no_chat else full.heard if full is not None else lambda heard: print(chat_line(heard),
+                                                                                              flush=True)
     # A spectator signs nothing and proves nothing: a key of the moment stands in for the
     # identity a seat would need, so watching never creates one.
     options = PeerOptions(name="spectator", key=Ed25519PrivateKey.generate(), agent=Agent(_no_moves, threaded=False),
-                          transcript=args.transcript, on_event=shown.on_event, report=partial(print, flush=True),
-                          hear=None if args.no_chat else lambda heard: print(chat_line(heard), flush=True))
-    record = trio.run(watch, options, address, port)
+                          transcript=args.transcript, hear=hear,
+                          on_event=full.on_event if full is not None else lines.on_event,
+                          report=full.report if full is not None else partial(print, flush=True))
+    if full is None:
+        record = trio.run(watch, options, address, port)
+    else:
+        record = trio.run(full.run, watch, options, address, port)
+        if record is None:  # q: the transcript so far is a valid prefix of the table's log
+            print(f"You stopped watching. The log so far, each message checked, is in {options.transcript}")
+            print(check_line(options.transcript), flush=True)
+            return 0
     _Display(None).finish(record)
     return 0
 
@@ -584,8 +613,8 @@ async def _bot_process(command: list[str], env: dict[str, str], name: str) -> No
 def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
     """The match in this process (``local.LocalMatch``), bots in every seat but the person's
     (seat 0): on the full-screen table at a terminal, whose trio loop then drives the match, else
-    on the line interface. ``--watch`` shows the bots' game as lines: the full-screen table has
-    no spectator's view, it is always one seat's."""
+    on the line interface. ``--watch`` shows the bots' game as lines, every bot's cards as
+    dealt: more than the full-screen spectator's table, which is from no seat, shows."""
     rng = random.Random(args.seed)
     # A seeded game repeats exactly: its bots keep to their playout budgets, with no clock.
     clock = None if args.seed is not None else time.perf_counter
