@@ -381,7 +381,7 @@ def watch_command(args: argparse.Namespace) -> int:
     on the full-screen table at a real terminal (unless ``--plain``), else as lines. ``q`` on
     the full screen stops watching, keeping the transcript so far."""
     if args.address is None:
-        _choose_table(args)
+        _choose_table(args, watching=True)
     address, port = parse_address(args.address)
     if args.transcript is not None and os.path.lexists(args.transcript):
         raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
@@ -411,11 +411,13 @@ def _no_moves(view: object) -> Play:
     raise ConfigError("a spectator makes no moves")
 
 
-def _choose_table(args: argparse.Namespace) -> None:
-    """``join`` with no address: the table heard on this network (the one with the ``--expect``
-    fingerprint, if given), asked of the person when there are several. Its address and its
-    fingerprint (as ``--expect``) become the command's, so ``resume`` runs a ``join`` that goes
-    back to that host, not a new search. ``NoTable`` when there is none to join."""
+def _choose_table(args: argparse.Namespace, watching: bool = False) -> None:
+    """``join`` (or ``watch``: ``watching``) with no address: the table heard on this network
+    (the one with the ``--expect`` fingerprint, if given), asked of the person when there are
+    several. Its address and its fingerprint (as ``--expect``) become the command's, so
+    ``resume`` runs a ``join`` that goes back to that host, not a new search. ``NoTable`` when
+    there is none to join."""
+    verb = "watch" if watching else "join"
     heard = _hear()
     tables = [ad for ad in heard.tables if ad.address is not None
               and (args.expect is None or same_fingerprint(args.expect, ad.fingerprint))]
@@ -427,15 +429,17 @@ def _choose_table(args: argparse.Namespace) -> None:
     if len(tables) == 1:
         ad = tables[0]
     elif args.bot is not None or not sys.stdin.isatty():
-        raise NoTable("several tables heard on this network; join one with its line:\n" + "\n".join(
-            f"  {ad.lines(known)[0]}\n    p2pwhist join {ad.where} --expect {ad.fingerprint}" for ad in tables))
+        raise NoTable(f"several tables heard on this network; {verb} one with its line:\n" + "\n".join(
+            f"  {ad.lines(known)[0]}\n    p2pwhist {verb} {ad.where}"
+            + ("" if watching else f" --expect {ad.fingerprint}") for ad in tables))
     else:
         print("Tables on this network:")
         for number, ad in enumerate(tables, 1):
             what, whose = ad.lines(known)
             print(f"  {number}. {what}\n     {whose}")
-        ad = tables[_pick(len(tables)) - 1]
-    print(f"Joining {ad.host}'s table at {ad.where} (key {ad.fingerprint})", flush=True)
+        ad = tables[_pick(len(tables), verb) - 1]
+    print(f"{'Watching' if watching else 'Joining'} {ad.host}'s table at {ad.where} (key {ad.fingerprint})",
+          flush=True)
     args.address, args.expect = ad.where, ad.fingerprint
     typed = args.argv[1:]
     for at, word in enumerate(typed):  # a --expect given is the one found: it is written once, below
@@ -445,7 +449,7 @@ def _choose_table(args: argparse.Namespace) -> None:
         if word.startswith("--expect="):
             del typed[at]
             break
-    args.argv = ["join", ad.where, "--expect", ad.fingerprint, *typed]
+    args.argv = [verb, ad.where, *(() if watching else ("--expect", ad.fingerprint)), *typed]
 
 
 def _hear() -> Heard:
@@ -465,11 +469,11 @@ def _known() -> dict[str, str]:
         return {}
 
 
-def _pick(count: int) -> int:
-    """The number of the table the person picks, from 1 to ``count``."""
+def _pick(count: int, verb: str) -> int:
+    """The number of the table the person picks, from 1 to ``count``, to ``verb`` (join, watch)."""
     while True:
         try:
-            answer = input(f"Join which table (1 to {count}; Enter for none)? ").strip()
+            answer = input(f"{verb.capitalize()} which table (1 to {count}; Enter for none)? ").strip()
         except EOFError:
             answer = ""
         if not answer:
