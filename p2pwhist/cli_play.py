@@ -380,11 +380,14 @@ def watch_command(args: argparse.Namespace) -> int:
     """``watch [HOST[:PORT]]``: follow a table from no seat, checking every message as it comes:
     on the full-screen table at a real terminal (unless ``--plain``), else as lines. ``q`` on
     the full screen stops watching, keeping the transcript so far."""
-    if args.address is None:
+    found = args.address is None
+    if found:
         _choose_table(args, watching=True)
     address, port = parse_address(args.address)
     if args.transcript is not None and os.path.lexists(args.transcript):
         raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
+    if not found:  # the host sends nothing before its game begins: say what we wait for
+        print(f"Watching the table at {args.address}: it shows here once its game has begun.", flush=True)
     full = FullScreenPlayer(quiet=True) if _at_screen(args) else None  # a spectator's turn never comes
     lines = _Spectating()
     hear = None if args.no_chat else full.heard if full is not None else lambda heard: print(chat_line(heard),
