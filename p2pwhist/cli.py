@@ -305,12 +305,18 @@ def build_parser() -> argparse.ArgumentParser:
                                  "what the table's signed log shows everyone (each card played, each hand's "
                                  "result), each message checked as it comes, as p2pwhist verify checks it; a "
                                  "message that fails ends the watch in one line. Joining mid-match, you first "
-                                 "get the log so far. The transcript you keep verifies like a player's.")
+                                 "get the log so far. The transcript you keep verifies like a player's. At a "
+                                 "terminal the table fills the screen, from no seat's view: every seat's counts, "
+                                 "the trick, trumps, the face-up cards, the history and the scores (l: the last "
+                                 "trick, q: stop watching); --plain, or output that is not a terminal, gives "
+                                 "lines.")
     watch_.add_argument("address", metavar="HOST[:PORT]", nargs="?",
                         help="the host's address, as for join (no address: the table announced on this network)")
     watch_.add_argument("--transcript", type=Path, help="where to write the game's transcript "
                         f"(default: a new file under {_in_home('games')})")
     watch_.add_argument("--no-chat", action="store_true", help="do not show the players' table talk")
+    watch_.add_argument("--plain", action="store_true", help="the line interface, not the full-screen table "
+                        "(which is the default at a terminal)")
     watch_.set_defaults(expect=None, bot=None)  # as ``join`` finds a table on this network
 
     verify_ = commands.add_parser("verify", help="check recorded games' transcripts",

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pwhist.addresses import parse_address
 from p2pwhist.bodies import Table, check_name
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
-from p2pwhist.games.base import BotFactory, ConfigError, Game, GameEntry, GameText, Play, View
+from p2pwhist.games.base import BotFactory, ConfigError, EngineMisuse, Game, GameEntry, GameText, Play, View
 from p2pwhist.games.bots import Bot, check_level, make_bot
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry, options_offered
@@ -44,7 +44,7 @@ from p2pwhist.net import (
     watch,
 )
 from p2pwhist.reach.lan import HEAR_SECONDS, Heard, NoTable, hear_tables
-from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent, Settled
+from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent, Settled, TableChanged
 from p2pwhist.table import Heard as TableHeard
 from p2pwhist.table import chat_line
 from p2pwhist.text import YOU, check_line, match_line, match_summary
@@ -61,9 +61,14 @@ SAID_AHEAD = 4
 
 def _full_screen(args: argparse.Namespace, person: bool) -> FullScreenPlayer | None:
     """The full-screen table for a person at a real terminal, unless --plain."""
-    if not person or args.plain or not can_go_full_screen():
+    if not person or not _at_screen(args):
         return None
     return FullScreenPlayer(quiet=args.quiet, auto_forced=_auto_forced(args.auto_forced))
+
+
+def _at_screen(args: argparse.Namespace) -> bool:
+    """A person at a real terminal who did not ask for lines (``--plain``)."""
+    return not args.plain and can_go_full_screen()
 
 
 def _auto_forced(given: bool | None) -> bool:
@@ -336,14 +341,17 @@ def join_command(args: argparse.Namespace) -> int:
 
 
 class _Spectating:
-    """What a spectator shows, as lines: each card as it is played (and each trick or round as
-    it ends), each hand's result and the points. It holds no seat and so no view: every line
-    comes from the public log, in the game's own words (``GameText.move``)."""
+    """What a spectator shows, as lines: at each hand, once its table can be read, the table
+    from the public view (``HandState.view(None)``: every seat's counts, trumps, the exposed
+    card); then each card as it is played (and each trick or round as it ends), each hand's
+    result and the points. It holds no seat: every line comes from the public log, in the
+    game's own words (``GameText.table``, ``GameText.move``)."""
 
     def __init__(self) -> None:
         self.words: GameText | None = None
         self.names: list[str] = []
         self.style = style_for(sys.stdout)
+        self.tables_shown = 0  # the hands whose table was shown
 
     def on_event(self, event: SessionEvent) -> None:
         if isinstance(event, Seated):
@@ -351,7 +359,15 @@ class _Spectating:
             return
         words = self.words
         assert words is not None, "START comes first"
-        if isinstance(event, Moved):
+        if isinstance(event, TableChanged) and len(event.match.hands) > self.tables_shown:
+            hand_no = len(event.match.hands)
+            try:  # a hand still being dealt cannot be read yet (its trumps unrevealed)
+                table = words.table(event.hand.view(None), self.names, self.style, hand_no, event.match.points)
+            except EngineMisuse:
+                return
+            self.tables_shown = hand_no
+            print(table, flush=True)
+        elif isinstance(event, Moved):
             print(words.move(event.hand, event.seat, event.move, self.names, self.style), flush=True)
         elif isinstance(event, HandOver):
             points = ", ".join(f"{name} {p}" for name, p in zip(self.names, event.points, strict=True))
@@ -361,19 +377,35 @@ class _Spectating:
 
 
 def watch_command(args: argparse.Namespace) -> int:
-    """``watch [HOST[:PORT]]``: follow a table from no seat, checking every message as it comes."""
-    if args.address is None:
-        _choose_table(args)
+    """``watch [HOST[:PORT]]``: follow a table from no seat, checking every message as it comes:
+    on the full-screen table at a real terminal (unless ``--plain``), else as lines. ``q`` on
+    the full screen stops watching, keeping the transcript so far."""
+    found = args.address is None
+    if found:
+        _choose_table(args, watching=True)
     address, port = parse_address(args.address)
     if args.transcript is not None and os.path.lexists(args.transcript):
         raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
-    shown = _Spectating()
+    if not found:  # the host sends nothing before its game begins: say what we wait for
+        print(f"Watching the table at {args.address}: it shows here once its game has begun.", flush=True)
+    full = FullScreenPlayer(quiet=True) if _at_screen(args) else None  # a spectator's turn never comes
+    lines = _Spectating()
+    hear = None if args.no_chat else full.heard if full is not None else lambda heard: print(chat_line(heard),
+                                                                                              flush=True)
     # A spectator signs nothing and proves nothing: a key of the moment stands in for the
     # identity a seat would need, so watching never creates one.
     options = PeerOptions(name="spectator", key=Ed25519PrivateKey.generate(), agent=Agent(_no_moves, threaded=False),
-                          transcript=args.transcript, on_event=shown.on_event, report=partial(print, flush=True),
-                          hear=None if args.no_chat else lambda heard: print(chat_line(heard), flush=True))
-    record = trio.run(watch, options, address, port)
+                          transcript=args.transcript, hear=hear,
+                          on_event=full.on_event if full is not None else lines.on_event,
+                          report=full.report if full is not None else partial(print, flush=True))
+    if full is None:
+        record = trio.run(watch, options, address, port)
+    else:
+        record = trio.run(full.run, watch, options, address, port)
+        if record is None:  # q: the transcript so far is a valid prefix of the table's log
+            print(f"You stopped watching. The log so far, each message checked, is in {options.transcript}")
+            print(check_line(options.transcript), flush=True)
+            return 0
     _Display(None).finish(record)
     return 0
 
@@ -382,11 +414,13 @@ def _no_moves(view: object) -> Play:
     raise ConfigError("a spectator makes no moves")
 
 
-def _choose_table(args: argparse.Namespace) -> None:
-    """``join`` with no address: the table heard on this network (the one with the ``--expect``
-    fingerprint, if given), asked of the person when there are several. Its address and its
-    fingerprint (as ``--expect``) become the command's, so ``resume`` runs a ``join`` that goes
-    back to that host, not a new search. ``NoTable`` when there is none to join."""
+def _choose_table(args: argparse.Namespace, watching: bool = False) -> None:
+    """``join`` (or ``watch``: ``watching``) with no address: the table heard on this network
+    (the one with the ``--expect`` fingerprint, if given), asked of the person when there are
+    several. Its address and its fingerprint (as ``--expect``) become the command's, so
+    ``resume`` runs a ``join`` that goes back to that host, not a new search. ``NoTable`` when
+    there is none to join."""
+    verb = "watch" if watching else "join"
     heard = _hear()
     tables = [ad for ad in heard.tables if ad.address is not None
               and (args.expect is None or same_fingerprint(args.expect, ad.fingerprint))]
@@ -398,15 +432,17 @@ def _choose_table(args: argparse.Namespace) -> None:
     if len(tables) == 1:
         ad = tables[0]
     elif args.bot is not None or not sys.stdin.isatty():
-        raise NoTable("several tables heard on this network; join one with its line:\n" + "\n".join(
-            f"  {ad.lines(known)[0]}\n    p2pwhist join {ad.where} --expect {ad.fingerprint}" for ad in tables))
+        raise NoTable(f"several tables heard on this network; {verb} one with its line:\n" + "\n".join(
+            f"  {ad.lines(known)[0]}\n    p2pwhist {verb} {ad.where}"
+            + ("" if watching else f" --expect {ad.fingerprint}") for ad in tables))
     else:
         print("Tables on this network:")
         for number, ad in enumerate(tables, 1):
             what, whose = ad.lines(known)
             print(f"  {number}. {what}\n     {whose}")
-        ad = tables[_pick(len(tables)) - 1]
-    print(f"Joining {ad.host}'s table at {ad.where} (key {ad.fingerprint})", flush=True)
+        ad = tables[_pick(len(tables), verb) - 1]
+    print(f"{'Watching' if watching else 'Joining'} {ad.host}'s table at {ad.where} (key {ad.fingerprint})",
+          flush=True)
     args.address, args.expect = ad.where, ad.fingerprint
     typed = args.argv[1:]
     for at, word in enumerate(typed):  # a --expect given is the one found: it is written once, below
@@ -416,7 +452,7 @@ def _choose_table(args: argparse.Namespace) -> None:
         if word.startswith("--expect="):
             del typed[at]
             break
-    args.argv = ["join", ad.where, "--expect", ad.fingerprint, *typed]
+    args.argv = [verb, ad.where, *(() if watching else ("--expect", ad.fingerprint)), *typed]
 
 
 def _hear() -> Heard:
@@ -436,11 +472,11 @@ def _known() -> dict[str, str]:
         return {}
 
 
-def _pick(count: int) -> int:
-    """The number of the table the person picks, from 1 to ``count``."""
+def _pick(count: int, verb: str) -> int:
+    """The number of the table the person picks, from 1 to ``count``, to ``verb`` (join, watch)."""
     while True:
         try:
-            answer = input(f"Join which table (1 to {count}; Enter for none)? ").strip()
+            answer = input(f"{verb.capitalize()} which table (1 to {count}; Enter for none)? ").strip()
         except EOFError:
             answer = ""
         if not answer:
@@ -584,8 +620,8 @@ async def _bot_process(command: list[str], env: dict[str, str], name: str) -> No
 def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
     """The match in this process (``local.LocalMatch``), bots in every seat but the person's
     (seat 0): on the full-screen table at a terminal, whose trio loop then drives the match, else
-    on the line interface. ``--watch`` shows the bots' game as lines: the full-screen table has
-    no spectator's view, it is always one seat's."""
+    on the line interface. ``--watch`` shows the bots' game as lines, every bot's cards as
+    dealt: more than the full-screen spectator's table, which is from no seat, shows."""
     rng = random.Random(args.seed)
     # A seeded game repeats exactly: its bots keep to their playout budgets, with no clock.
     clock = None if args.seed is not None else time.perf_counter

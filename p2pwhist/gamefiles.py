@@ -9,6 +9,10 @@ Both are per-user files, made like every private file here (``home.create_privat
 mode 0600, never over a file or link already there, which whoever planted it could read or
 use to run a command of theirs; and read back only if they are still a regular file of the
 user's, mode 0600 (``home.reopen_private``). Both go when the game ends.
+
+A spectator's game has its transcript alone: it holds no secret and cannot be resumed, so no
+file beside its transcript ever makes it look like a game to take up (``unfinished`` asks for
+the secrets file), even when the spectator is killed before it can tidy up.
 """
 
 from __future__ import annotations
@@ -96,25 +100,28 @@ def _read_all(fd: int) -> bytes:
 
 
 class GameFiles:
-    """The transcript, the secrets and the command of one game of ours, open while it lasts."""
+    """The transcript, the secrets and the command of one game of ours, open while it lasts;
+    a spectator's has no secrets (``secrets`` None) and no command."""
 
-    def __init__(self, path: Path, secret_file: SecretFile, writer: TranscriptWriter) -> None:
+    def __init__(self, path: Path, secret_file: SecretFile | None, writer: TranscriptWriter) -> None:
         self.path = path
         self.secrets = secret_file
         self.writer = writer
 
     @staticmethod
-    def create(path: Path | None, start: SignedMessage, command: list[str] | None) -> GameFiles:
+    def create(path: Path | None, start: SignedMessage, command: list[str] | None, seated: bool = True) -> GameFiles:
         """New files for the game that ``start`` opens, at ``path`` (default: a new name under
-        ``$P2PWHIST_HOME/games``), with ``start`` written. If one cannot be made (a file or a
-        link already there, perhaps planted; an unwritable folder) none is left behind, and
-        ``HomeError`` or ``TranscriptError`` says why in one line."""
+        ``$P2PWHIST_HOME/games``), with ``start`` written; a spectator's (not ``seated``), the
+        transcript alone. If one cannot be made (a file or a link already there, perhaps
+        planted; an unwritable folder) none is left behind, and ``HomeError`` or
+        ``TranscriptError`` says why in one line."""
         path = path or new_transcript_path(hashlib.sha256(start.raw).digest())
-        secret_file = SecretFile(secrets_path(path))
+        secret_file = SecretFile(secrets_path(path)) if seated else None
         try:
             writer = TranscriptWriter(path)
         except TranscriptError:
-            secret_file.discard()
+            if secret_file is not None:
+                secret_file.discard()
             raise
         if command is not None:  # a game started with no command (``play``'s own seat) cannot be resumed
             try:
@@ -123,7 +130,8 @@ class GameFiles:
             except HomeError:
                 writer.close()
                 path.unlink(missing_ok=True)  # ours: made a moment ago, and empty but for its header
-                secret_file.discard()
+                if secret_file is not None:
+                    secret_file.discard()
                 raise
         files = GameFiles(path, secret_file, writer)
         files.add(start)
@@ -148,7 +156,8 @@ class GameFiles:
         every secret still held is in the transcript, or protects nothing any more."""
         self.writer.close()
         if over:
-            self.secrets.discard()
+            if self.secrets is not None:
+                self.secrets.discard()
             try:
                 command_path(self.path).unlink(missing_ok=True)
             except OSError as error:  # it resumes nothing without the secrets: a warning, not a failure

@@ -826,8 +826,10 @@ async def watch(options: PeerOptions, address: str, port: int,
     """Watch the table a host holds, from no seat: say WATCH, then check every message of the
     log as it comes with a session that holds no seat (``Session.observe``), showing its events
     (``options.on_event``) and recording it (``options.transcript``, else a new file under
-    ``$P2PWHIST_HOME/games``). A message that fails to verify ends it at once, in one line
-    (``TableError``), keeping the transcript so far: a valid prefix.
+    ``$P2PWHIST_HOME/games``; once made, ``options.transcript`` says where, for a caller that
+    cancels the watch: our person stopped watching). A message that fails to verify ends it at
+    once, in one line (``TableError``), keeping the transcript so far: a valid prefix. It makes
+    no secrets file: a spectator holds no secret, and its game is never resumed.
 
     ``connect`` defaults to ``trio.open_tcp_stream``."""
     where = host_port(address, port)
@@ -836,7 +838,8 @@ async def watch(options: PeerOptions, address: str, port: int,
 
     def create(action: Action) -> tuple[Session, GameFiles]:
         assert isinstance(action, Spectate)
-        made = GameFiles.create(options.transcript, action.start, None)
+        made = GameFiles.create(options.transcript, action.start, None, seated=False)
+        options.transcript = made.path
         names = [p.name for p in action.start.body.players]  # type: ignore[union-attr]
         options.report(f"Watching {', '.join(names)} at {where}. Transcript: {made.path}")
         return Session.observe(action.start), made
@@ -845,7 +848,7 @@ async def watch(options: PeerOptions, address: str, port: int,
     try:
         result = await edge.run(machine.begin(trio.current_time()))
     finally:
-        if edge.files is not None:  # a spectator's game is never resumed: it holds no secret
+        if edge.files is not None:
             edge.files.close(over=True, warn=options.report)
     if isinstance(result, Exception) and edge.files is not None:
         options.report(f"The log so far, each message checked, is in {edge.files.path}")

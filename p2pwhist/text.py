@@ -70,6 +70,14 @@ def seat_names(players: int, me: int | None = None) -> tuple[str, ...]:
     return tuple(names)
 
 
+def others(seat: int | None, players: int) -> list[int]:
+    """The seats a table lists besides the reader's, from its left; every seat, from the
+    first, for a reader with no seat (a spectator, whose table holds no hand of its own)."""
+    if seat is None:
+        return list(range(players))
+    return [(seat + k) % players for k in range(1, players)]
+
+
 def says(name: str, verb: str) -> str:
     """``says("West", "wins")`` is "West wins"; ``says("You", "wins")`` is "You win"."""
     return f"{name} {verb.removesuffix('s') if name == YOU else verb}"

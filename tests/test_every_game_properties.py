@@ -183,3 +183,52 @@ def test_the_audit_catches_an_injected_honour_breach_and_the_offender_earns_noth
     result = audited.result()
     assert result == live.result()
     assert result.offenders == {offender} and result.points[offender] == 0
+
+
+def watched(entry, view, names) -> list[str]:
+    """Every screen a spectator reads from the public view (it has no moves: no help, no cells)."""
+    text = entry.text
+    return [text.header(view, names, PLAIN, 1), text.table(view, names, PLAIN, 1, [0] * view.players),
+            *text.finished_lines(view, 0, names, PLAIN), *text.notices(view)]
+
+
+@pytest.mark.parametrize("game", CONFIGS)
+@EXAMPLES
+@given(seed=seeds)
+def test_the_public_view_holds_exactly_the_cards_every_seat_sees_and_a_spectator_reads_the_same_table(game, seed):
+    """The public observer (``view(None)``), a spectator's: along random legal play its cards
+    are exactly those at the positions every seat may see, it holds nothing to play and may
+    play nothing; a spectator's state, which learns only those cards (``Session.observe``),
+    shows the same screens, which name no other card and nobody as "you"."""
+    entry = game_entry(game)
+    full, cards, rng = random_hand(game, seed)
+    observer = peer_of(game, full, cards, None)
+    names = seat_names(game.players)
+    size = len(cards)
+    while True:
+        public = frozenset.intersection(*(full.visible_to(s) for s in range(game.players)))
+        assert full.visible_to(None) == public == observer.visible_to(None)
+        view = full.view(None)
+        assert view.seat is None and view.turn == full.current_seat
+        assert {p: view.card(p) for p in range(size) if view.card(p) is not None} == {p: cards[p] for p in public}
+        assert view.legal_moves == [] and entry.text.cells(view) == []
+        assert all(view.refusal(move) is not None for move in PLAYS[:size])
+        visible = {cards[p] for p in public}
+        for screen, same in zip(watched(entry, view, names), watched(entry, observer.view(None), names),
+                                strict=True):
+            assert screen == same
+            shown = {Card.parse(word) for word in CARD.findall(screen)}
+            assert shown <= visible, f"a spectator is shown {sorted(map(str, shown - visible))}:\n{screen}"
+            assert not re.search(r"\b[Yy]ou(r)?\b", screen), screen
+        if full.is_over:
+            break
+        move = rng.choice(full.legal_moves())
+        if move.position in observer.visible_to(full.current_seat):  # never for a spectator: it sees no hand
+            observer.learn(move.position, cards[move.position])
+        observer.check(move)  # played blind to the spectator: its card is revealed to all, then applied
+        observer.learn(move.position, cards[move.position])
+        full.apply(move)
+        observer.apply(move)
+        for p in sorted(observer.visible_to(None)):
+            observer.learn(p, cards[p])
+    assert observer.result() == full.result()

@@ -1,7 +1,8 @@
 """``join`` with no address, on what was heard (the listening itself is replaced here; the real
 multicast is in test_reach_lan.py): the table found becomes the command's address and
 ``--expect``, so that ``resume`` goes back to that host; a person picks among several, a bot
-or a pipe never guesses; a table with another fingerprint than the one expected is not joined."""
+or a pipe never guesses; a table with another fingerprint than the one expected is not joined.
+``watch`` with no address finds a table the same way, and says it watches it."""
 
 from __future__ import annotations
 
@@ -40,6 +41,15 @@ def test_the_one_table_heard_is_joined_and_its_address_and_key_are_what_resume_r
     assert (args.address, args.expect) == ("10.0.0.2:7878", ALICE.fingerprint)
     assert args.argv == ["join", "10.0.0.2:7878", "--expect", ALICE.fingerprint, "--name", "bob", "--bot", "random"]
     assert "Joining alice's table at 10.0.0.2:7878" in capsys.readouterr().out
+
+
+def test_watch_with_no_address_says_it_watches_the_table_heard(heard, capsys) -> None:
+    heard(ALICE)
+    args = parsed("watch")
+    cli_play._choose_table(args, watching=True)
+    assert args.address == "10.0.0.2:7878" and args.argv == ["watch", "10.0.0.2:7878"]
+    out = capsys.readouterr().out
+    assert "Watching alice's table at 10.0.0.2:7878" in out and "Joining" not in out
 
 
 def test_a_table_with_another_key_than_the_one_expected_is_not_joined(heard) -> None:

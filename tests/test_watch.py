@@ -5,7 +5,8 @@ A spectator sits in no seat and proves nothing; the host sends it the signed log
 each message as it is appended. What is asserted: a spectator's transcript is the seats' log
 (or a prefix of it) and verifies; the host admits at most ``--spectators`` and refuses the rest
 in one line each; a spectator that reads nothing is dropped while the seats finish their match;
-a message that does not verify ends the spectator at once, in one line naming it."""
+a message that does not verify ends the spectator at once, in one line naming it; a spectator
+never makes a secrets file, so ``resume`` never takes its game for one of ours."""
 
 from __future__ import annotations
 
@@ -14,9 +15,13 @@ import secrets
 import pytest
 import trio
 import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from memnet import FakeHost, Hosted, MemoryNetwork, Seat, options, play, table, vouch_until_start
 
-from p2pwhist import net
+from p2pwhist import cli_play, net
+from p2pwhist.gamefiles import unfinished
+from p2pwhist.games.base import ConfigError
+from p2pwhist.home import command_path, secrets_path
 from p2pwhist.session import Session
 from p2pwhist.table import (
     PROTOCOL_VERSION,
@@ -232,3 +237,39 @@ async def test_a_spectator_hears_the_table_talk_each_line_checked_against_its_se
         await hosted.end()
     assert isinstance(records["early"], net.GameRecord)
     assert heard == [Heard(1, "bob", "well played")]
+
+
+async def test_a_spectator_keeps_no_secrets_file_so_resume_never_takes_its_game_up(tmp_path, autojump_clock, capsys):
+    """Killed mid-game (kill -9: nothing tidies up), a spectator leaves its transcript alone: no
+    secrets file beside it, which is what marks a game to resume, so ``resume`` refuses it and
+    never lists it. Shown as lines, it prints each hand's table from no seat as it is dealt."""
+    records: dict[str, object] = {}
+    path = tmp_path / "early.p2pw"
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery)
+
+        async def spectator() -> None:
+            records["early"] = await _spectate(hosted, tmp_path, "early", "10.0.1.1",
+                                               on_event=cli_play._Spectating().on_event)
+
+        nursery.start_soon(spectator)
+        await trio.sleep(1)
+        seat, key = await hosted.seat("bob")
+        session = Session(await vouch_until_start(seat), 1, key, lambda: secrets.token_bytes(32))
+        await play(seat, session)  # the game under way: the spectator's files are as a kill would leave them
+        while len(list(read_transcript(path))) < len(session.log):
+            await trio.sleep(0.01)
+        assert not secrets_path(path).exists() and not command_path(path).exists()
+        for anyone in (key, Ed25519PrivateKey.generate()):
+            with pytest.raises(ConfigError, match="not an unfinished game"):
+                unfinished(path, anyone)
+        hand = session.hand
+        held = {hand.cards[p] for p in hand.hands[1]} - set(hand.view(1).known_hand_cards(1))
+        await play(seat, session, bot="random")
+        await hosted.end()
+    assert isinstance(records["early"], net.GameRecord)
+    shown = capsys.readouterr().out
+    assert "-- Hand 1, Trick 1 of " in shown and "Tricks won: alice 0, bob 0" in shown
+    table = shown[shown.index("-- Hand 1"):shown.index("Hands won:")]
+    assert "alice:" in table and "bob:" in table and "Your" not in table
+    assert not [card for card in held if f" {card}" in table or f" {card.ascii}" in table], table

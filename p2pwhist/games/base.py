@@ -113,9 +113,12 @@ def best_score(scores: Sequence[int], excluded: frozenset[int] = frozenset()) ->
 class View(Protocol):
     """What one seat may know of a hand (OpenSpiel's per-player observer): never a card the
     seat may not see. Bots and people choose moves from it; the session checks our own move
-    with ``refusal`` before signing it."""
+    with ``refusal`` before signing it.
 
-    seat: int
+    With ``seat`` None it is the public observer, a spectator's: only what every seat may see
+    (``visible_to(None)``), no hand or box of its own, no legal move, every move refused."""
+
+    seat: int | None
 
     @property
     def players(self) -> int: ...
@@ -128,6 +131,8 @@ class View(Protocol):
 
     @property
     def legal_moves(self) -> list[Play]: ...  # this seat's, sorted; empty when not its turn
+
+    def card(self, position: int) -> Card | None: ...  # the card there, if this seat may know it
 
     def refusal(self, move: Play) -> IllegalMove | None: ...  # why this seat may not play it
 
@@ -154,9 +159,10 @@ class HandState(Protocol):
 
     def check(self, move: Play) -> None: ...  # apply's refusal, without playing
 
-    def view(self, seat: int) -> View: ...
+    def view(self, seat: int | None) -> View: ...  # None: the public observer (``View``)
 
-    def visible_to(self, seat: int) -> frozenset[int]: ...
+    # The positions whose card ``seat`` may know now; None: those every seat may know (public).
+    def visible_to(self, seat: int | None) -> frozenset[int]: ...
 
     def learn(self, position: int, card: Card) -> None: ...
 

@@ -1,5 +1,6 @@
-"""The full-screen table: a seat played by a person, drawn with urwid inside the running trio
-program (``urwid.TrioEventLoop``, ``run_async``), for any game.
+"""The full-screen table: a seat played by a person, or a spectator's table from no seat,
+drawn with urwid inside the running trio program (``urwid.TrioEventLoop``, ``run_async``), for
+any game.
 
 Everything game-specific comes from the game's ``GameText`` (the registry's entry) and the
 seat's ``View``: the table (``table``), the hand as selectable cells (``cells``), the history
@@ -26,6 +27,9 @@ this module draws it with urwid and runs its trio side:
 - When our turn comes after someone else's, the terminal bell rings and the window title says
   so (unless ``quiet``); with ``auto_forced``, a move that is our only legal one is made for us
   after ``FORCED_PAUSE``, always the same, whatever the hand holds.
+- A spectator's screen (``Seated`` with no seat) is the same screen read from the public view:
+  the title says "watching", the hand pane says that we hold no seat, and ``q`` leaves at once,
+  ending ``main`` (``run`` then returns None; the game goes on without us).
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from p2pwhist.games.registry import game_entry
 from p2pwhist.session_events import Moved, Seated, SessionEvent
 from p2pwhist.table import Heard, Notice
 from p2pwhist.text import Style
-from p2pwhist.ui.model import KeyResult, TableModel
+from p2pwhist.ui.model import LAST_TRICK_KEY, LEAVE_KEY, KeyResult, TableModel
 from p2pwhist.ui.terminal import can_print_symbols, hint, hint_bot
 
 T = TypeVar("T")
@@ -97,9 +101,11 @@ def wants_color(environ: Mapping[str, str] | None = None) -> bool:
     return not environ.get("NO_COLOR")
 
 
-def keys_help(words: GameText, hints: bool) -> str:
+def keys_help(words: GameText, hints: bool, watching: bool = False) -> str:
     """The keys line at the bottom: how the game's moves are typed, and the hint key only for a
-    game that gives hints."""
+    game that gives hints; a spectator's, who types no move."""
+    if watching:
+        return f"{LAST_TRICK_KEY} last trick  ? rules  PgUp/PgDn history  {LEAVE_KEY} or Ctrl-C quit"
     hint = "  h hint" if hints else ""
     return f"\u2190\u2192 choose  Enter play  or type {words.typed}{hint}  ? rules  PgUp/PgDn history  Ctrl-C quit"
 
@@ -242,14 +248,15 @@ class FullScreenPlayer:
         self._root = _Root(self._frame, self._key, self.fits)
         self._screen = screen
         self._say: Callable[[str], None] | None = None  # table talk: what our person says, to the table
+        self._main: trio.CancelScope | None = None  # ``run``'s main, while it runs: a spectator's q cancels it
 
-    def sit(self, words: GameText, seat: int, names: Sequence[str], hints: BotFactory | None = None) -> None:
-        """The game's words, our seat, every seat's name (ours is "You") and the bot whose moves
-        are hints (``terminal.hint_bot``; None: no hints)."""
+    def sit(self, words: GameText, seat: int | None, names: Sequence[str], hints: BotFactory | None = None) -> None:
+        """The game's words, our seat (None: we watch), every seat's name (ours is "You") and
+        the bot whose moves are hints (``terminal.hint_bot``; None: no hints)."""
         self.model.sit(words, seat, names)
         self.hints = hints
         talk = "  / talk" if self.model.talk_open else ""
-        self._keys.set_text(("help", keys_help(words, hints is not None) + talk))
+        self._keys.set_text(("help", keys_help(words, hints is not None, self.model.watching) + talk))
 
     def allow_talk(self, say: Callable[[str], None]) -> None:
         """Our person talks at the table (``TALK_KEY``): each line they say goes to ``say``."""
@@ -270,13 +277,17 @@ class FullScreenPlayer:
 
     # -- running -------------------------------------------------------------------------------
 
-    async def run(self, main: Callable[..., Awaitable[T]], *args: Any) -> T:
+    async def run(self, main: Callable[..., Awaitable[T]], *args: Any) -> T | None:
         """Run ``main(*args)`` with the screen; return its result once the person has closed
-        every popup (the last hand's result). An error in ``main`` closes the screen at once."""
+        every popup (the last hand's result). An error in ``main`` closes the screen at once;
+        so does a spectator's q, which cancels ``main`` (None is returned)."""
+        result = None
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._show)
-            result = await main(*args)
-            if self._open.is_set():
+            with trio.CancelScope() as self._main:
+                result = await main(*args)
+            left, self._main = self._main.cancelled_caught, None
+            if self._open.is_set() and not left:
                 self.model.ended(trio.current_time())
                 self.refresh()
                 while self.model.popups:
@@ -351,11 +362,13 @@ class FullScreenPlayer:
             return  # drawn with the TableChanged that follows it, once its cards are revealed
         self._open.set()
         if isinstance(event, Seated):  # the game, the seats and the names
-            assert event.seat is not None, "the full-screen table is a seat's"
             names = [player.name for player in event.table.players]
-            names[event.seat] = text.YOU
             entry = game_entry(event.table.game)
-            self.sit(entry.text, event.seat, names, hint_bot(entry))
+            if event.seat is None:  # a spectator: no "You", and no hint for a seat it does not hold
+                self.sit(entry.text, None, names)
+            else:
+                names[event.seat] = text.YOU
+                self.sit(entry.text, event.seat, names, hint_bot(entry))
         else:
             self.model.on_event(event, trio.current_time())
         self.refresh()
@@ -438,6 +451,9 @@ class FullScreenPlayer:
             self._rules_key(key)
             return
         done: KeyResult = self.model.key(key, trio.current_time())
+        if done.leave:
+            self._leave()
+            return
         if done.closed and self._dismissed is not None:
             self._dismissed.set()
         if done.wish is not None and self._answer is not None:
@@ -454,6 +470,15 @@ class FullScreenPlayer:
         if done.say is not None and self._say is not None:
             self._say(done.say)
         self.refresh()
+
+    def _leave(self) -> None:
+        """A spectator stops watching: ``main`` is cancelled, or, once it is over, the popups
+        still to acknowledge are closed."""
+        if self._main is not None:
+            self._main.cancel()
+        self.model.popups.clear()
+        if self._dismissed is not None:
+            self._dismissed.set()
 
     def _made(self, move: Play) -> None:
         """The model took ``move``: the game gets it (the screen stopped asking at the key)."""
@@ -512,8 +537,10 @@ class FullScreenPlayer:
         """Every widget from the model, then the screen (when open)."""
         model, now = self.model, trio.current_time()
         hand = f" \u00b7 Hand {model.hand_no}" if model.hand_no else ""
+        watching = " (watching)" if model.watching else ""
         attr = "turn" if model.asking else "title"
-        self._title.set_text([f" {model.words.title}{hand} \u00b7 ", (attr, f" {model.title_status(now)} ")])
+        self._title.set_text([f" {model.words.title}{watching}{hand} \u00b7 ",
+                              (attr, f" {model.title_status(now)} ")])
         if model.hand_no:
             self._table.set_text(_lines_markup(model.table_text))
         else:
@@ -541,6 +568,8 @@ class FullScreenPlayer:
         model = self.model
         if model.view is None:
             return [""]
+        if model.watching:
+            return [("dim", "Watching \u2014 you hold no seat: every card shown is public.")]
         if not model.cells:
             return [("dim", "(no cards)")]
         markup: list[Any] = []

@@ -29,6 +29,11 @@ Rules it keeps:
   the turn, where every key is the line's until Enter says it (``1``, ``2``, ``3`` alone say
   the presets) or Esc closes it. A line said at the table is on the message line, and in the
   history's last ``TALK_KEPT`` lines of talk, after the game's entries.
+- A spectator (``sit`` with no seat: ``watching``) sees the table from the public view
+  (``HandState.view(None)``): every seat by name with its counts, no hand of its own, no move
+  asked of it. ``l``, ``?``, PgUp/PgDn and the popups work as for a seat; ``LEAVE_KEY`` leaves
+  at any moment, popups or not (the game goes on without it); any other key says what the keys
+  do, ``/`` that a spectator only hears the talk.
 
 Pure: no trio, no urwid, no clock (``now`` is passed in).
 """
@@ -56,6 +61,7 @@ LAST_TRICK_KEY = "l"  # no move is typed with an l
 TALK_KEY = "/"  # no move is typed with a slash
 TALK_KEPT = 50  # lines of table talk the history keeps: a long evening's talk must not fill memory
 TALK_SHOWN = 40  # characters of the line being typed shown on the message line (its end)
+LEAVE_KEY = "q"  # a spectator's only: a seat types moves with a q (QS)
 
 
 class Closing(enum.Enum):
@@ -97,16 +103,17 @@ class KeyResult:
     rules: bool = False
     scroll: int = 0
     say: str | None = None  # a line of table talk to say
+    leave: bool = False  # a spectator stops watching
 
 
 class TableModel:
-    """See the module docstring. ``sit`` first, with the game's words, our seat and every
-    seat's name (ours is "You")."""
+    """See the module docstring. ``sit`` first, with the game's words, our seat (None for a
+    spectator) and every seat's name (ours is "You")."""
 
     def __init__(self, style: Style) -> None:
         self.style = style
         self.words: GameText = None  # type: ignore[assignment]  # set by ``sit`` (at START)
-        self.seat = 0
+        self.seat: int | None = 0
         self.names: tuple[str, ...] = ()
         self.hand_no = 0
         self.points: tuple[int, ...] | None = None
@@ -135,8 +142,13 @@ class TableModel:
         self.talking: str | None = None  # the line being typed to say, while the input is open
         self.talk: deque[str] = deque(maxlen=TALK_KEPT)
 
-    def sit(self, words: GameText, seat: int, names: Sequence[str]) -> None:
+    def sit(self, words: GameText, seat: int | None, names: Sequence[str]) -> None:
         self.words, self.seat, self.names = words, seat, tuple(names)
+
+    @property
+    def watching(self) -> bool:
+        """We hold no seat: a spectator, shown the public view, asked for nothing."""
+        return self.seat is None
 
     # -- following the game ------------------------------------------------------------------
 
@@ -270,7 +282,7 @@ class TableModel:
         return any(self._cut_off_seat(seat) for seat in self.away)
 
     def _cut_off_seat(self, seat: int) -> bool:
-        return seat == HOST and self.seat != HOST
+        return seat == HOST and self.seat not in (HOST, None)
 
     def connection_line(self, now: float) -> str:
         """Who is away and the time each has left, counted down; empty when everyone is here."""
@@ -369,6 +381,8 @@ class TableModel:
 
     def key(self, key: str, now: float) -> KeyResult:
         """What ``key`` does (urwid's name for it: "enter", "left", "a")."""
+        if self.watching and key == LEAVE_KEY:
+            return KeyResult(leave=True)
         closed = False
         if self.popups:
             popup = self.popups[0]
@@ -399,9 +413,17 @@ class TableModel:
         if not self.asking:  # not our turn: refuse, and keep nothing
             self.typed = ""
             if key in ("enter", " ", "backspace", "esc") or len(key) == 1:
-                self.message = f"Not your turn{self._waiting_for(now)}. Nothing you type now is kept."
+                self.message = self._not_asked(key, now)
             return KeyResult(closed=closed)
         return KeyResult(closed=closed, move=self._move_key(key), hint=key == "h" and not self.typed)
+
+    def _not_asked(self, key: str, now: float) -> str:
+        """Why a key does nothing while no move of ours is wanted."""
+        if not self.watching:
+            return f"Not your turn{self._waiting_for(now)}. Nothing you type now is kept."
+        if key == TALK_KEY:
+            return "A spectator hears the table talk, but cannot talk."
+        return "You are watching from no seat: nothing to play (the keys are below)."
 
     def _waiting_for(self, now: float) -> str:
         seat = self.turn_seat

@@ -547,16 +547,16 @@ class BoxHand:
 
     # -- knowledge -----------------------------------------------------------------------
 
-    def visible_to(self, seat: int) -> frozenset[int]:
+    def visible_to(self, seat: int | None) -> frozenset[int]:
         """Positions whose card ``seat`` may know now: every card laid, turned or put into an
         extra pile (all face up once), its dealt hand and its draws. Never a closed box card,
-        its own included (rule 3), nor the pile."""
-        return frozenset(self.public | self.seen[seat])
+        its own included (rule 3), nor the pile. No seat (a spectator): the face-up cards."""
+        return frozenset(self.public if seat is None else self.public | self.seen[seat])
 
     def learn(self, position: int, card: Card) -> None:
         learn_card(self.cards, position, card)
 
-    def view(self, seat: int) -> BoxView:
+    def view(self, seat: int | None) -> BoxView:
         return BoxView.of(self, seat)
 
     # -- the outcome ---------------------------------------------------------------------
@@ -605,14 +605,15 @@ class BoxHand:
 
 @dataclass(frozen=True, slots=True)
 class BoxView:
-    """What one seat may know of a game: the per-player observer.
+    """What one seat may know of a game: the per-player observer; with ``seat`` None, what
+    every seat may know (the public observer, a spectator's), which holds no hand or box.
 
     A snapshot: it holds positions (public: the deal layout and every move are public) and
     only the cards at positions in ``state.visible_to(seat)``, so a bot or a UI given a view
     cannot read a card its seat may not know. Take a new view after every move.
     """
 
-    seat: int
+    seat: int | None
     players: int
     dealer: int
     variant: Variant
@@ -629,8 +630,8 @@ class BoxView:
     known: Mapping[int, Card]  # every card this seat may know, by position
 
     @staticmethod
-    def of(state: BoxHand, seat: int) -> BoxView:
-        if not 0 <= seat < state.players:
+    def of(state: BoxHand, seat: int | None) -> BoxView:
+        if seat is not None and not 0 <= seat < state.players:
             raise EngineMisuse(f"seat must be in 0..{state.players - 1}, not {seat!r}")
         cards = state.cards
         known = {p: c for p in state.visible_to(seat) if (c := cards[p]) is not None}
@@ -662,16 +663,25 @@ class BoxView:
         """The card at ``position`` if this seat may know it (and it has been revealed)."""
         return self.known.get(position)
 
-    # This seat's own cards.
+    # This seat's own cards (none for no seat).
     @property
     def hand(self) -> dict[int, Card]:
         """Position → card for this seat's hand."""
+        if self.seat is None:
+            return {}
         return {p: self.known[p] for p in self.hands[self.seat] if p in self.known}
+
+    @property
+    def own_extras(self) -> tuple[int, ...]:
+        """Positions in this seat's extra pile (pagat)."""
+        return () if self.seat is None else self.extras[self.seat]
 
     @property
     def box(self) -> list[tuple[int, int, Card | None]]:
         """(slot from 1, position, card or None while closed) for this seat's box cards.
         Slots are fixed: ``box 2`` names the same card until it is taken."""
+        if self.seat is None:
+            return []
         return [
             (slot, p, self.known.get(p)) for slot, p in enumerate(self.slots[self.seat], start=1) if p is not None
         ]
@@ -683,13 +693,16 @@ class BoxView:
 
     @property
     def legal_moves(self) -> list[Play]:
-        if self.turn != self.seat:
+        if self.seat is None or self.turn != self.seat:
             return []
         hand, box, extras = self._own()
         return _legal(self.seat, self.phase, hand, box, extras, self.to_beat)
 
     def refusal(self, move: Play) -> IllegalMove | None:
-        """Why this seat may not make ``move`` now, or None if it may (judged strictly)."""
+        """Why this seat may not make ``move`` now, or None if it may (judged strictly; no
+        seat never may)."""
+        if self.seat is None:
+            return _refuse(BoxIllegal.NOT_YOUR_TURN, -1)
         if self.phase is Phase.OVER:
             return _refuse(BoxIllegal.GAME_OVER, self.seat)
         if self.turn != self.seat:
@@ -719,6 +732,8 @@ class BoxView:
         restock = bool(words) and words[0] == "put"
         card = Card.parse(" ".join(words[1:]) if restock else text)
         seat = self.seat
+        if seat is None:
+            raise CardError(f"{card} is in no hand of yours: you hold no seat")
         # A hand card, or (pagat) a known card put back into the box; an extra card first when
         # one is to be put back (a card named elsewhere then reads, and is refused, as itself).
         where, places = "hand", self.hands[seat] + tuple(p for p in self.slots[seat] if p is not None)

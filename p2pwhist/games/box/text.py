@@ -4,9 +4,11 @@ game registry (``p2pwhist.games.registry.GAMES``).
 Secrecy: the player's screens (``header``, ``table``, ``legal``, ``help``, ``finished_lines``)
 read the seat's ``BoxView`` only, which holds no card the seat may not know, so they cannot show
 a closed box card, the pile or another's hand; of the cards drawn after a round they name only
-the seat's own. ``hand_result`` and ``result_line`` name no card that was not face up. The
-spectator's screens (``deal``, ``move``) and the record read the whole hand; the spectator is
-used only when every seat is a bot, and the record only once the audit has revealed every card.
+the seat's own. ``hand_result`` and ``result_line`` name no card that was not face up. A
+spectator's table is the same screens read from the public view (no seat: every seat's counts,
+no hand or box of its own, nobody's draws named). The line spectator's ``deal`` and ``move``
+and the record read the whole hand: ``deal`` only when every seat is a bot, ``move`` a hand
+that knows only the face-up cards, and the record only once the audit has revealed every card.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from p2pwhist.text import (
     forfeit_record,
     left_line,
     mentioned,
+    others,
     plural,
     refusal_line,
     row,
@@ -303,8 +306,9 @@ class BoxText:
 
     def table(self, view: BoxView, names: Sequence[str], style: Style, hand_no: int | None = None,
               points: Sequence[int] | None = None) -> str:
-        """Everything ``view.seat`` may know of the table, as it is asked to move."""
-        me, n = view.seat, view.players
+        """Everything ``view.seat`` may know of the table, as it is asked to move; with no
+        seat, every seat's counts and what all may see."""
+        me = view.seat
         over = view.phase is Phase.OVER
         title = "the game is over" if over else f"Round {len(view.rounds) + 1}"
         lines = [style.bold(f"-- {f'Hand {hand_no}, ' if hand_no else ''}{title} --")]
@@ -320,7 +324,7 @@ class BoxText:
                 lines.append(_row("To follow", f"{style.card(to_beat)} (laid by {laid_by}): "
                                                f"lay {rank} or lower, else take a box card"))
             lines.append(_row("Laid", _lays(view.round, names, style) if view.round else "nothing yet this round"))
-        for seat in ((me + k) % n for k in range(1, n)):
+        for seat in others(me, view.players):
             lines.append(_row(names[seat], _other(view, seat, style)))
         lines.append(_row("Pile", plural(view.pile_size, "card") if view.pile_size else "empty: nobody draws"))
         if view.turn is not None:
@@ -328,9 +332,10 @@ class BoxText:
             lines.append(_row("Turn", doing if view.phase is Phase.RESTOCK else names[view.turn]))
         if points is not None:
             lines.append(_row("Points", tally(names, points)))
-        hand = view.hand.values()
-        lines.append(_row("Your hand", _cards(hand, style) if hand else "empty: you take from your box"))
-        lines.append(_row("Your box", _own_box(view, style)))
+        if me is not None:
+            hand = view.hand.values()
+            lines.append(_row("Your hand", _cards(hand, style) if hand else "empty: you take from your box"))
+            lines.append(_row("Your box", _own_box(view, style)))
         return "\n".join(lines)
 
     def legal(self, view: BoxView, style: Style) -> str:
@@ -418,7 +423,7 @@ class BoxText:
         cells = [Cell(PLAYS[by_card[card]], card, str(card), card.ascii, "Hand", by_card[card] in legal)
                  for card in by_rank(by_card)]
         cells += [Cell(PLAYS[p], card, f"box {slot}", f"box {slot}", "Box", p in legal) for slot, p, card in view.box]
-        extras = {view.known[p]: p for p in view.extras[view.seat]}
+        extras = {view.known[p]: p for p in view.own_extras}
         cells += [Cell(PLAYS[extras[card]], card, str(card), card.ascii, "Extra pile", extras[card] in legal)
                   for card in by_rank(extras)]
         return cells

@@ -408,9 +408,11 @@ class BoxWhistHand:
 
     # -- knowledge -----------------------------------------------------------------------
 
-    def visible_to(self, seat: int) -> frozenset[int]:
+    def visible_to(self, seat: int | None) -> frozenset[int]:
         """Positions whose card ``seat`` may know now: the public ones, its dealt hand, and
-        its box once it has won a trick (rule 7)."""
+        its box once it has won a trick (rule 7). No seat (a spectator): the public ones."""
+        if seat is None:
+            return frozenset(self.public)
         known = self.public | set(self.layout.hands[seat])
         if self.may_look[seat]:
             known |= set(self.layout.boxes[seat])
@@ -419,7 +421,7 @@ class BoxWhistHand:
     def learn(self, position: int, card: Card) -> None:
         learn_card(self.cards, position, card)
 
-    def view(self, seat: int) -> BoxWhistView:
+    def view(self, seat: int | None) -> BoxWhistView:
         return BoxWhistView(self, seat)
 
     # -- the outcome ---------------------------------------------------------------------
@@ -452,7 +454,8 @@ def _suit_name(suit: Suit) -> str:
 
 
 class BoxWhistView:
-    """What one seat may know of a hand: the per-player observer.
+    """What one seat may know of a hand: the per-player observer; with ``seat`` None, what
+    every seat may know (the public observer, a spectator's), which holds no hand or box.
 
     A view reads the live state and is valid until the next ``apply``; every card it
     returns is at a position in ``state.visible_to(seat)``.
@@ -460,7 +463,7 @@ class BoxWhistView:
 
     __slots__ = ("_state", "seat")
 
-    def __init__(self, state: BoxWhistHand, seat: int) -> None:
+    def __init__(self, state: BoxWhistHand, seat: int | None) -> None:
         self._state = state
         self.seat = seat
 
@@ -538,11 +541,13 @@ class BoxWhistView:
         state = self._state
         return tuple(state.cards[p] for p in state.hands[seat] if p in state.public)  # type: ignore[misc]
 
-    # This seat's own cards.
+    # This seat's own cards (none for no seat).
     @property
     def hand(self) -> dict[int, Card]:
         """Position → card for this seat's hand."""
         state = self._state
+        if self.seat is None:
+            return {}
         return {p: state.cards[p] for p in state.hands[self.seat]}  # type: ignore[misc]
 
     @property
@@ -552,6 +557,8 @@ class BoxWhistView:
         Slot numbers are fixed at the deal, so ``box 2`` names the same card all hand.
         """
         state = self._state
+        if self.seat is None:
+            return []
         open_ = state.may_look[self.seat]
         remaining = set(state.boxes[self.seat])
         return [
@@ -562,12 +569,13 @@ class BoxWhistView:
 
     @property
     def legal_moves(self) -> list[Play]:
-        return self._state.legal_moves() if self._state.turn == self.seat else []
+        seat = self.seat
+        return self._state.legal_moves() if seat is not None and self._state.turn == seat else []
 
     def refusal(self, move: Play) -> IllegalMove | None:
-        """Why this seat may not play ``move`` now, or None if it may."""
-        if self._state.turn != self.seat:
-            return IllegalMove(Illegal.NOT_YOUR_TURN, self.seat)
+        """Why this seat may not play ``move`` now, or None if it may (no seat never may)."""
+        if self.seat is None or self._state.turn != self.seat:
+            return IllegalMove(Illegal.NOT_YOUR_TURN, -1 if self.seat is None else self.seat)
         return self._state.refusal(move)
 
     def parse_move(self, text: str) -> Play:

@@ -3,8 +3,10 @@ in the game registry (``p2pwhist.games.GAMES``).
 
 Secrecy: the player's screens (``table``, ``legal``, ``finished_lines``) read the seat's
 ``BoxWhistView`` only, which holds no card the seat may not know, so they cannot show a closed
-box. The spectator's (``deal``, ``move``) and the record read the whole hand; the spectator is
-used only when every seat is a bot, and the record only once the audit has revealed every card.
+box; a spectator's table is the same screens read from the public view (no seat: every seat's
+counts, no hand or box of its own). The line spectator's ``deal`` and ``move`` and the record
+read the whole hand: ``deal`` only when every seat is a bot, ``move`` a hand that knows only
+the cards played, and the record only once the audit has revealed every card.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from p2pwhist.text import (
     breach_record,
     cards_by_suit,
     hand_over_lines,
+    others,
     plural,
     point_winner,
     refusal_line,
@@ -132,8 +135,9 @@ class BoxWhistText:
 
     def table(self, view: BoxWhistView, names: Sequence[str], style: Style, hand_no: int | None = None,
               points: Sequence[int] | None = None) -> str:
-        """Everything ``view.seat`` may know of the table, as it is asked to play."""
-        me, n = view.seat, view.players
+        """Everything ``view.seat`` may know of the table, as it is asked to play; with no
+        seat, every seat's counts and what all may see."""
+        n = view.players
         title = "the hand is over" if view.turn is None else f"Trick {len(view.tricks) + 1} of {TRICKS_PER_HAND[n]}"
         lines = [style.bold(f"-- {f'Hand {hand_no}, ' if hand_no else ''}{title} --")]
         lines.append(row("Trumps", f"{trumps(view.trump, style)}; {says(names[view.dealer], 'deals')}"))
@@ -142,7 +146,7 @@ class BoxWhistText:
         else:
             lines.append(row("Stack", f"{style.card(view.exposed)} face up, {plural(view.stack_size, 'card')}"))
         lines.append(row("Trick", trick_plays(view.trick, names, style) if view.trick else "nothing played yet"))
-        for seat in ((me + k) % n for k in range(1, n)):
+        for seat in others(view.seat, n):
             text = f"{plural(view.hand_sizes[seat], 'card')} in hand, box {view.box_sizes[seat]}"
             text += f" ({'open' if view.may_look[seat] else 'closed'})"
             known = view.known_hand_cards(seat)
@@ -152,8 +156,9 @@ class BoxWhistText:
         lines.append(row("Tricks won", tally(names, view.tricks_won)))
         if points is not None:
             lines.append(row("Hands won", tally(names, points)))
-        lines.append(row("Your hand", cards_by_suit(view.hand.values(), style)))
-        lines.append(row("Your box", _box(view, style)))
+        if view.seat is not None:
+            lines.append(row("Your hand", cards_by_suit(view.hand.values(), style)))
+            lines.append(row("Your box", _box(view, style)))
         return "\n".join(lines)
 
     def legal(self, view: BoxWhistView, style: Style) -> str:

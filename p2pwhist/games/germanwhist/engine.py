@@ -338,15 +338,16 @@ class GermanWhistHand:
 
     # -- knowledge -----------------------------------------------------------------------
 
-    def visible_to(self, seat: int) -> frozenset[int]:
+    def visible_to(self, seat: int | None) -> frozenset[int]:
         """Positions whose card ``seat`` may know now: the turned and played cards, its own
-        dealt hand and the cards it drew face down (rule 7)."""
-        return frozenset(self.public | self.private[seat])
+        dealt hand and the cards it drew face down (rule 7). No seat (a spectator): the turned
+        and played cards."""
+        return frozenset(self.public if seat is None else self.public | self.private[seat])
 
     def learn(self, position: int, card: Card) -> None:
         learn_card(self.cards, position, card)
 
-    def view(self, seat: int) -> GermanWhistView:
+    def view(self, seat: int | None) -> GermanWhistView:
         return GermanWhistView(self, seat)
 
     # -- the outcome ---------------------------------------------------------------------
@@ -377,13 +378,14 @@ class GermanWhistHand:
 
 
 class GermanWhistView:
-    """What one seat may know of a hand: the per-player observer. It reads the live state and
-    is valid until the next ``apply``; every card it returns is at a position in
-    ``state.visible_to(seat)``."""
+    """What one seat may know of a hand: the per-player observer; with ``seat`` None, what
+    both seats may know (the public observer, a spectator's), which holds no hand. It reads
+    the live state and is valid until the next ``apply``; every card it returns is at a
+    position in ``state.visible_to(seat)``."""
 
     __slots__ = ("_state", "seat")
 
-    def __init__(self, state: GermanWhistHand, seat: int) -> None:
+    def __init__(self, state: GermanWhistHand, seat: int | None) -> None:
         self._state = state
         self.seat = seat
 
@@ -443,27 +445,31 @@ class GermanWhistView:
     def card(self, position: int) -> Card | None:
         """The card at ``position`` if this seat may know it (and it has been revealed)."""
         state = self._state
-        return state.cards[position] if position in state.public or position in state.private[self.seat] else None
+        seen = position in state.public or (self.seat is not None and position in state.private[self.seat])
+        return state.cards[position] if seen else None
 
     def known_hand_cards(self, seat: int) -> tuple[Card, ...]:
         """Cards everyone knows are in ``seat``'s hand: the turned cards it won, not yet played."""
         state = self._state
         return tuple(state.cards[p] for p in state.hands[seat] if p in state.public)  # type: ignore[misc]
 
-    # This seat's own cards.
+    # This seat's own cards (none for no seat).
     @property
     def hand(self) -> dict[int, Card]:
         """Position → card for this seat's hand."""
         state = self._state
+        if self.seat is None:
+            return {}
         return {p: state.cards[p] for p in state.hands[self.seat]}  # type: ignore[misc]
 
     @property
     def legal_moves(self) -> list[Play]:
-        return self._state.legal_moves() if self._state.turn == self.seat else []
+        seat = self.seat
+        return self._state.legal_moves() if seat is not None and self._state.turn == seat else []
 
     def refusal(self, move: Play) -> IllegalMove | None:
-        if self._state.turn != self.seat:
-            return IllegalMove(Illegal.NOT_YOUR_TURN, self.seat)
+        if self.seat is None or self._state.turn != self.seat:
+            return IllegalMove(Illegal.NOT_YOUR_TURN, -1 if self.seat is None else self.seat)
         return self._state.refusal(move)
 
     def parse_move(self, text: str) -> Play:

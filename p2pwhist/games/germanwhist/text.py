@@ -2,9 +2,11 @@
 
 Secrecy: the player's screens (``table``, ``legal``, ``finished_lines``, ``cells``) read the
 seat's ``GermanWhistView`` only, which holds no card the seat may not know, so they cannot show
-the card the other seat drew face down. The spectator's (``deal``, ``move``) and the record read
-the whole hand; the spectator is used only when every seat is a bot, and the record only once
-the audit has revealed every card.
+the card the other seat drew face down; a spectator's table is the same screens read from the
+public view (no seat: both seats' counts, no hand of its own). The line spectator's ``deal`` and
+``move`` and the record read the whole hand: ``deal`` only when every seat is a bot, ``move`` a
+hand that knows only the cards played and turned, and the record only once the audit has
+revealed every card.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable, Sequence
 from p2pwhist.cards import Card, Suit, format_cards, sort_for_display
 from p2pwhist.games.base import PLAYS, Cell, HandResult, IllegalMove, Play
 from p2pwhist.games.germanwhist.engine import (
+    PLAYERS,
     STACK,
     TRICKS_PER_HAND,
     GermanWhistHand,
@@ -30,6 +33,7 @@ from p2pwhist.text import (
     breach_record,
     cards_by_suit,
     hand_over_lines,
+    others,
     plural,
     point_winner,
     refusal_line,
@@ -120,8 +124,8 @@ class GermanWhistText:
 
     def table(self, view: GermanWhistView, names: Sequence[str], style: Style, hand_no: int | None = None,
               points: Sequence[int] | None = None) -> str:
-        """Everything ``view.seat`` may know of the table, as it is asked to play."""
-        other = 1 - view.seat
+        """Everything ``view.seat`` may know of the table, as it is asked to play; with no
+        seat, both seats' counts and what both may see."""
         if view.turn is None:
             title = "the hand is over"
         else:
@@ -134,17 +138,19 @@ class GermanWhistText:
         else:
             lines.append(row("Stack", f"{style.card(view.turned)} turned, {plural(view.stack_size, 'card')}"))
         lines.append(row("Trick", trick_plays(view.trick, names, style) if view.trick else "nothing played yet"))
-        text = plural(view.hand_sizes[other], "card") + " in hand"
-        known = view.known_hand_cards(other)
-        if known:
-            text += f"; holds {cards_by_suit(known, style)}"
-        lines.append(row(names[other], text))
+        for seat in others(view.seat, PLAYERS):
+            text = plural(view.hand_sizes[seat], "card") + " in hand"
+            known = view.known_hand_cards(seat)
+            if known:
+                text += f"; holds {cards_by_suit(known, style)}"
+            lines.append(row(names[seat], text))
         lines.append(row("Tricks won", tally(names, view.tricks_won)))
         if view.variant is Scoring.LAST13 and view.turned is None:
             lines.append(row("Counting", tally(names, view.scores)))
         if points is not None:
             lines.append(row("Hands won", tally(names, points)))
-        lines.append(row("Your hand", cards_by_suit(view.hand.values(), style)))
+        if view.seat is not None:
+            lines.append(row("Your hand", cards_by_suit(view.hand.values(), style)))
         return "\n".join(lines)
 
     def legal(self, view: GermanWhistView, style: Style) -> str:
