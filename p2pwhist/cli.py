@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -213,9 +214,12 @@ def _limit_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _level_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--level", choices=LEVELS, help="how long the search bot thinks: easy (at most a quarter "
-                        "of a second a move), normal (under a second) or hard (under three seconds); "
+    parser.add_argument("--level", choices=LEVELS, help="how long the search bot (and a hint) thinks: easy (at "
+                        "most a quarter of a second a move), normal (under a second) or hard (under three seconds); "
                         f"default {DEFAULT_LEVEL}")
+    parser.add_argument("--cores", type=_positive_int, metavar="N", help="how many of this machine's cores the search "
+                        f"bot (and a hint) thinks on at once, each as long as the level says (default: all, "
+                        f"{os.cpu_count() or 1} here; a --seed game repeats with the same number)")
 
 
 def _plain_argument(parser: argparse.ArgumentParser) -> None:

@@ -24,9 +24,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.addresses import parse_address
 from p2pwhist.bodies import Table, check_name
+from p2pwhist.cores import Cores
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
 from p2pwhist.games.base import BotFactory, ConfigError, EngineMisuse, Game, GameEntry, GameText, Play, View
-from p2pwhist.games.bots import Bot, check_level, make_bot
+from p2pwhist.games.bots import DEFAULT_LEVEL, Bot, check_level, make_bot
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry, options_offered
 from p2pwhist.home import HomeError, KnownPeers, Remembered, identity_fingerprint, load_identity, secrets_path
@@ -51,7 +52,7 @@ from p2pwhist.text import YOU, check_line, match_line, match_summary
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import TerminalPlayer, Watcher
 from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
-from p2pwhist.ui.terminal import TerminalQuestions, hint_bot, style_for
+from p2pwhist.ui.terminal import TerminalQuestions, Thinking, hint_bot, style_for
 from p2pwhist.verify import verify
 
 # Lines a person may say before the table has taken them: more, typed faster than the edge
@@ -59,11 +60,27 @@ from p2pwhist.verify import verify
 SAID_AHEAD = 4
 
 
+_CORES: dict[int | None, Cores] = {}  # this process's worker pools, by --cores (one per program run)
+
+
+def _thinking(args: argparse.Namespace) -> Thinking:
+    """How this program's search bots think: at ``--level`` (the default level if none), each
+    move over ``--cores`` processes (every core if none; ``p2pwhist.cores``)."""
+    cores = _CORES.setdefault(args.cores, Cores(args.cores))
+    return Thinking(args.level or DEFAULT_LEVEL, cores.workers, cores.run)
+
+
+def _hinting(args: argparse.Namespace) -> Thinking:
+    """How a person's hints think: at the level they chose, in this process, since a hint stops
+    thinking the moment its person moves (its clock, a closure, cannot go to another process)."""
+    return Thinking(args.level or DEFAULT_LEVEL)
+
+
 def _full_screen(args: argparse.Namespace, person: bool) -> FullScreenPlayer | None:
     """The full-screen table for a person at a real terminal, unless --plain."""
     if not person or not _at_screen(args):
         return None
-    return FullScreenPlayer(quiet=args.quiet, auto_forced=_auto_forced(args.auto_forced))
+    return FullScreenPlayer(quiet=args.quiet, auto_forced=_auto_forced(args.auto_forced), thinking=_hinting(args))
 
 
 def _at_screen(args: argparse.Namespace) -> bool:
@@ -90,10 +107,13 @@ class _Display:
     With ``watch``, a bot plays and the table is shown from its seat as the game goes."""
 
     def __init__(self, bot: str | None, watch: bool = False, full: FullScreenPlayer | None = None,
-                 level: str | None = None, chat: bool = False) -> None:
+                 level: str | None = None, chat: bool = False, thinking: Thinking = Thinking(),
+                 hinting: Thinking = Thinking()) -> None:
         self.full = full  # the full-screen table, which then shows everything
         self.bot_name = bot
-        self.level = level  # the search bot's (None: its default)
+        self.level = level  # the search bot's as given (None: its default)
+        self.thinking = thinking  # how the search bot thinks
+        self.hinting = hinting  # how the hints think
         self.bot = None  # made once the game is known: a joiner learns it from START
         self.watch = watch
         self.ui: TerminalPlayer | None = None  # made once the seat and the names are known
@@ -166,15 +186,16 @@ class _Display:
         self.words, self.seat, self.names = entry.text, seat, [p.name for p in table.players]
         if self.bot_name is not None:
             # OS-seeded and on the real clock: the edge may be random and read the time.
+            thinking = self.thinking
             self.bot = Steady(make_bot(_game_bot(entry, self.bot_name, self.level), random.Random(), self.level,
-                                       time.perf_counter))
+                                       time.perf_counter, thinking.workers, thinking.runner))
         if self.full is None and (self.bot_name is None or self.watch):
             names = list(self.names)
             if not self.watch:
                 names[seat] = YOU
             said = None if self.talk is None or self.watch else partial(trio.from_thread.run_sync, self._say)
             self.ui = TerminalPlayer(seat, self.words, sys.stdin, sys.stdout, names=names, hints=hint_bot(entry),
-                                     say=said)
+                                     say=said, thinking=self.hinting)
 
     def run(self, main, *args):
         """``trio.run(main, *args)``, with the full-screen table beside it if there is one."""
@@ -301,7 +322,8 @@ def host_command(args: argparse.Namespace) -> int:
         return 0
     _, game = _chosen(args)
     length = MatchLength(hands=args.hands, minutes=args.minutes)  # neither: an open match
-    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level, chat=not args.no_chat)
+    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level, chat=not args.no_chat,
+                       thinking=_thinking(args), hinting=_hinting(args))
     options = _options(args, display)
     if options.resume is None and args.transcript is None:
         options.resume = started_by(args.argv)  # the very same command again: its game goes on
@@ -329,7 +351,8 @@ def join_command(args: argparse.Namespace) -> int:
     address, port = parse_address(args.address)
     if _finished(args):
         return 0
-    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level, chat=not args.no_chat)
+    display = _Display(args.bot, full=_full_screen(args, args.bot is None), level=args.level, chat=not args.no_chat,
+                       thinking=_thinking(args), hinting=_hinting(args))
     options = _options(args, display)
     print(f"Your key fingerprint is {identity_fingerprint(options.key)}", flush=True)
     # The very same command again, for a game it started: the host may be restarting too, so
@@ -514,7 +537,7 @@ def play_command(args: argparse.Namespace) -> int:
     if args.local:
         return _play_local(args, entry, game)
     display = _Display(args.bot if args.watch else None, watch=args.watch, full=_full_screen(args, not args.watch),
-                       level=args.level, chat=not args.no_chat)
+                       level=args.level, chat=not args.no_chat, thinking=_thinking(args), hinting=_hinting(args))
     # No hosting instructions to print, and no known peers: the bots' keys are new every time.
     # A person plays under their own name; a bot is named by its kind and seat.
     options = PeerOptions(name=_bot_name(args.bot, 0) if args.watch else _person_name(args.name, _at_terminal(None)),
@@ -540,6 +563,8 @@ def play_command(args: argparse.Namespace) -> int:
                                "--name", name]
                     if args.level is not None:
                         command += ["--level", args.level]
+                    if args.cores is not None:
+                        command += ["--cores", str(args.cores)]
                     env = {**os.environ, "P2PWHIST_HOME": str(Path(homes) / f"bot{seat}")}
                     nursery.start_soon(_bot_process, command, env, name)
                     await seated[seat].wait()
@@ -625,12 +650,14 @@ def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
     rng = random.Random(args.seed)
     # A seeded game repeats exactly: its bots keep to their playout budgets, with no clock.
     clock = None if args.seed is not None else time.perf_counter
-    bots: list[Bot] = [Steady(make_bot(entry.bots[args.bot], rng, args.level, clock)) for _ in range(game.players)]
+    thinking = _thinking(args)
+    bots: list[Bot] = [Steady(make_bot(entry.bots[args.bot], rng, args.level, clock, thinking.workers, thinking.runner))
+                       for _ in range(game.players)]
     length = MatchLength(hands=args.hands)
     full = None if args.watch else _full_screen(args, True)
     if full is None:
         ui = (Watcher(entry.text, sys.stdout) if args.watch
-              else TerminalPlayer(0, entry.text, sys.stdin, sys.stdout, hints=hint_bot(entry)))
+              else TerminalPlayer(0, entry.text, sys.stdin, sys.stdout, hints=hint_bot(entry), thinking=_hinting(args)))
         if not args.watch:
             bots[0] = ui
         on_move = ui.on_move if isinstance(ui, Watcher) else None

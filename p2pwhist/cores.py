@@ -6,10 +6,11 @@ depend on the runner), so the only edge here is the pool. Why processes: the sea
 Python, and threads would share one interpreter lock; why this shape:
 
 - the pool starts with the first move that needs it and lives until ``close`` (one per
-  program), its workers started by ``forkserver``: a fork of a process running trio's threads
-  could copy a lock held by another thread;
+  program), its workers *spawned* (fresh interpreters, children of the program): a fork of a
+  process running trio's threads could copy a lock held by another thread;
 - the workers ignore Ctrl-C: it reaches the whole process group, and the program that owns them
-  decides what it means (it stops, and ``close`` ends them);
+  decides what it means (it stops, and ``close`` ends them); and each ends by itself within a
+  second of its program, however the program ended (``_start_worker``);
 - the parts' deadline is on ``time.perf_counter``, which on Linux reads the system's monotonic
   clock, the same in every process;
 - a networked peer calls its bot in a trio worker thread (``net.Agent``), which waits here for
@@ -21,6 +22,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -30,8 +33,22 @@ from p2pwhist.games.bots import in_turn
 __all__ = ["Cores"]
 
 
-def _ignore_interrupts() -> None:
+# How often a worker looks whether the program that started it is still there.
+_ORPHAN_CHECK_SECONDS = 1.0
+
+
+def _start_worker() -> None:
+    """A worker's set-up: it ignores Ctrl-C, and ends once its program has gone, however that
+    ended (a SIGKILL runs no clean-up: without this its workers would wait for parts forever)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    program = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == program:
+            time.sleep(_ORPHAN_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 class Cores:
@@ -46,8 +63,8 @@ class Cores:
         if self.workers == 1 or len(jobs) == 1:
             return in_turn(work, jobs)
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("forkserver"),
-                                             initializer=_ignore_interrupts)
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_start_worker)
         return list(self._pool.map(work, *zip(*jobs, strict=True)))
 
     def close(self) -> None:

@@ -7,7 +7,8 @@ the search bot must beat the PIMC it replaced).
   docstring says what it does), with its switches if given (``--search 'search(inference=off)'``;
   ``search(endgame=off,inference=off)`` is the ISMCTS of before issue 25).
 - PIMC (perfect-information Monte Carlo, as GIB for bridge: Ginsberg, JAIR 14, 2001) is
-  ``PIMCBot`` here, the baseline ISMCTS replaced, built on the same parts (``Knowledge`` samples
+  ``PIMCBot`` (``scripts/pimc.py``: a module of its own, so that a job in another process finds
+  it), the baseline ISMCTS replaced, built on the same parts (``Knowledge`` samples
   the deals, ``_Sim`` plays them, ``_policy`` plays the playouts, ``_score`` scores them) so
   that only the search differs: per move, sample deals consistent with the view, play every
   legal move on each followed by a greedy playout (all moves on the same deal: common random
@@ -35,51 +36,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from duplicate import BotSpec, Setting, duel  # scripts/duplicate.py
+from pimc import PIMC_NORMAL, PIMCBot  # scripts/pimc.py
 
-from p2pwhist.games.base import Play
-from p2pwhist.games.boxwhist.search import Knowledge, SearchBot, _playout, _score, _Sim
+from p2pwhist.games.boxwhist.search import SearchBot
 
 # A budget nobody reaches within the time cap: the clock decides.
 UNREACHED = 10**7
-# PIMC's playouts at the normal level when it was the shipped search (500 over all legal moves).
-PIMC_NORMAL = 500
-
-
-class PIMCBot(SearchBot):
-    """PIMC over sampled deals with greedy playouts (see the module docstring): ``SearchBot``
-    with its search replaced, ``playouts`` counting playouts over all legal moves."""
-
-    def choose(self, view) -> Play:
-        moves = view.legal_moves
-        self.last_samples = 0
-        self.last_weighed = ()
-        if len(moves) == 1:
-            return moves[0]
-        if not view.hand and not view.may_look[view.seat]:
-            return self.rng.choice(moves)  # only a closed box is left: played blind (rule 7)
-        k = Knowledge(view)
-        seat, rng = k.seat, self.rng
-
-        def deal() -> Callable[[int], float]:
-            hands, boxes, stack, my_box = k.sample(rng)
-            cards_at = {**k.hand, **my_box}
-
-            def play(i: int) -> float:
-                sim = _Sim(k.players, k.trump, [h[:] for h in hands], [b[:] for b in boxes], k.may_look[:], stack[:],
-                           k.trick[:], k.turn, k.tricks_won[:])  # the deal afresh for each move
-                sim.apply(cards_at[moves[i].position])
-                _playout(sim, rng)
-                return _score(sim.won, seat)
-
-            return play
-
-        return moves[self.vote(len(moves), deal)]
 
 
 def main() -> None:

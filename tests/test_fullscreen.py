@@ -452,7 +452,7 @@ def test_no_color_sends_no_colour_codes(terminals):
 
 
 def test_h_shows_the_search_bots_play_on_the_message_line_and_the_turn_goes_on(terminals):
-    player = terminals("play", "--local", "--hands", "1", "--seed", "3")
+    player = terminals("play", "--local", "--hands", "1", "--seed", "5")
     player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn", settled=True)
     assert "h hint" in player.screen.display[-1]
     hand = _hand_pane(player)

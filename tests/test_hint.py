@@ -18,7 +18,7 @@ from p2pwhist.games.bots import Weighed
 from p2pwhist.games.box.search import BoxSearchBot
 from p2pwhist.games.boxwhist.search import SearchBot
 from p2pwhist.games.registry import GAMES
-from p2pwhist.ui.terminal import hint, hint_bot
+from p2pwhist.ui.terminal import Thinking, hint, hint_bot
 
 
 def turns(entry: GameEntry, players: int, seed: int, **options: str) -> Iterator[View]:
@@ -61,6 +61,22 @@ def test_a_hint_names_the_legal_move_the_bot_weighed_best_and_says_why(name, pla
     assert made[0].last_weighed[0].move in view.legal_moves
     assert re.fullmatch(rf"Hint: {re.escape(best)} - {words}\d+% of the deals tried "
                         rf"\(next best {re.escape(second)}, \d+%\)", line), line
+
+
+def test_a_hint_thinks_at_the_level_the_person_chose():
+    """``play --level easy`` makes the hints easy too: the level's iterations, no more."""
+    made = []
+
+    class Seen(SearchBot):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    view = next(v for v in turns(GAMES["boxwhist"], 2, seed=2) if len(v.legal_moves) > 1)
+    for level in ("easy", "normal"):
+        made.clear()
+        hint(Seen, view, thinking=Thinking(level))
+        assert made[0].last_samples == SearchBot.budgets[level].playouts
 
 
 NAMED = {Play(1): "QH", Play(2): "8C"}.__getitem__

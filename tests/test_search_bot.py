@@ -12,11 +12,13 @@ import random
 import pytest
 from helpers import PublicView
 
+from p2pwhist.games import doubledummy
 from p2pwhist.games.base import PLAYS, HonourPolicy
 from p2pwhist.games.bots import RandomBot, Weighed
+from p2pwhist.games.boxwhist import search as boxwhist_search
 from p2pwhist.games.boxwhist.engine import BoxWhist, BoxWhistHand
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
-from p2pwhist.games.boxwhist.search import UCT, Knowledge, SearchBot, _Sim, search_part
+from p2pwhist.games.boxwhist.search import ENDGAME_TRICKS, SOLVE_COST, UCT, Knowledge, SearchBot, _Sim, search_part
 from p2pwhist.local import shuffled_deck
 
 
@@ -194,7 +196,7 @@ def test_weighs_every_move_and_plays_the_most_visited():
     searched = 0
     for hand, seat in random_positions(2, 12, seed=21, every=0.5):
         view = hand.view(seat)
-        bot = SearchBot(random.Random(seat), playouts=60, endgame=False)
+        bot = SearchBot(random.Random(seat), playouts=60, endgame=False, inference=False)
         bot.last_weighed = (Weighed(view.legal_moves[0], 0.0, 1),)  # left from an earlier decision
         move = bot.choose(view)
         weighed = bot.last_weighed
@@ -268,3 +270,47 @@ def test_voids_no_deal_can_meet_are_dropped_not_fatal():
     assert [len(h) for h in hands] == list(hand.view(seat).hand_sizes)
     part = search_part(knowledge, None, 8, 2, UCT, None, None)
     assert part.samples == 8 and sum(visits for visits, _ in part.values()) == 8
+
+
+def _endgame_views(tricks_left: int, seed: int):
+    """2-player views to move once the stack is gone, with at most ``tricks_left`` tricks left."""
+    for hand, seat in random_positions(2, 6, seed=seed, every=1.0):
+        view = hand.view(seat)
+        if not view.stack_size and 26 - sum(view.tricks_won) <= tricks_left and len(view.legal_moves) > 1 \
+                and (view.hand or view.may_look[seat]):
+            yield view
+
+
+def test_the_end_is_solved_deal_by_deal_every_move_valued_on_every_deal():
+    """Once the stack is gone, each sampled deal is solved: every legal move is valued on every
+    deal (a level's iterations over ``SOLVE_COST`` deals, within the positions the iterations
+    buy), a value a hand's outcome (-1, 0, 1)."""
+    solved = 0
+    for view in _endgame_views(ENDGAME_TRICKS, seed=8):
+        bot = SearchBot(random.Random(1), playouts=10 * SOLVE_COST)
+        move = bot.choose(view)
+        assert view.refusal(move) is None and bot.last_weighed[0].move == move
+        assert sorted(w.move.position for w in bot.last_weighed) == sorted(m.position for m in view.legal_moves)
+        # Ten deals, fewer once the positions the budget buys are spent.
+        assert 0 < bot.last_samples <= 10
+        assert all(w.deals == bot.last_samples and abs(w.mean) <= 1 + 1e-9 for w in bot.last_weighed)
+        solved += bot.last_samples == 10
+        if solved == 8:
+            break
+    assert solved == 8
+
+
+def test_a_deal_too_hard_to_solve_within_its_budget_is_searched_instead(monkeypatch):
+    monkeypatch.setattr(boxwhist_search, "NODES_PER_ITERATION", 0)  # no position affordable
+    monkeypatch.setattr(doubledummy, "_STOP_EVERY", 1)
+    view = next(_endgame_views(ENDGAME_TRICKS, seed=8))
+    bot = SearchBot(random.Random(1), playouts=64)
+    assert view.refusal(bot.choose(view)) is None
+    assert bot.last_samples == 64  # ISMCTS's iterations, not solved deals
+
+
+def test_without_the_endgame_the_end_is_searched():
+    view = next(_endgame_views(ENDGAME_TRICKS, seed=8))
+    bot = SearchBot(random.Random(1), playouts=64, endgame=False)
+    bot.choose(view)
+    assert bot.last_samples == 64

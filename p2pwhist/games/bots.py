@@ -14,12 +14,13 @@ A searching bot has *levels* (``LEVELS``): each is a ``Budget``, a number of pla
 clock, passed in by the caller: the bots never read one themselves). ``make_bot`` builds any
 bot from its registry factory, at a level if it has levels.
 
-A searching bot may spread a move over several cores (root parallelism): it splits its budget
-into ``workers`` parts, each with a seed drawn from its ``rng`` in turn, hands them to a
-``Runner``, and adds up what the parts found. The runner is passed in too: ``in_turn``, here,
-runs the parts one after the other in this process; the edge's ``p2pwhist.cores.Cores`` runs
-them at once in worker processes. Either way the parts and their sum are the same, so a move
-depends on the seed and the number of workers, never on the runner (without a clock).
+A searching bot may spread a move over several cores (root parallelism): it runs ``workers``
+parts, each the level's whole budget with a seed drawn from its ``rng`` in turn (so N cores
+think N times as much in the same time), hands them to a ``Runner``, and adds up what the parts
+found. The runner is passed in too: ``in_turn``, here, runs the parts one after the other in
+this process; the edge's ``p2pwhist.cores.Cores`` runs them at once in worker processes. Either
+way the parts and their sum are the same, so a move depends on the seed and the number of
+workers, never on the runner (without a clock).
 """
 
 from __future__ import annotations
@@ -49,10 +50,33 @@ def in_turn(work: Callable[..., Any], jobs: Sequence[tuple[Any, ...]]) -> list[A
     return [work(*job) for job in jobs]
 
 
-def split(total: int, parts: int) -> list[int]:
-    """``total`` in ``parts`` shares as equal as can be (the first ones larger), none below 1."""
-    base, extra = divmod(total, parts)
-    return [max(1, base + (i < extra)) for i in range(parts)]
+# A game's way to sample one deal for ``Searching.vote``: ``deal(*job, rng)`` returns a function
+# that plays choice i on that deal to the end and scores it.
+Deal = Callable[..., Callable[[int], float]]
+
+
+def vote_part(deal: Deal, job: tuple[Any, ...], choices: int, deals: int, seed: int,
+              clock: Callable[[], float] | None, deadline: float | None) -> tuple[list[float], int]:
+    """One part of ``Searching.vote``: ``deals`` sampled deals, every choice played out on each
+    (the same deal for all: common random numbers), each choice's total score and the deals
+    finished. Once the first deal has been played out with every choice, the clock is read
+    before each playout, and at ``deadline`` the part stops: a deal cut short is left out, so
+    every choice is judged on the same deals."""
+    rng = random.Random(seed)
+    totals = [0.0] * choices
+    done = 0
+    for _ in range(deals):
+        play = deal(*job, rng)
+        scores = []
+        for i in range(choices):
+            if deadline is not None and done and clock() >= deadline:  # type: ignore[misc]
+                break
+            scores.append(play(i))
+        if len(scores) < choices:
+            break  # out of time: this deal is left out
+        totals = [t + x for t, x in zip(totals, scores, strict=True)]
+        done += 1
+    return totals, done
 
 
 class Bot(Protocol):
@@ -120,7 +144,7 @@ class Searching:
                  time_limit: float | None = None, workers: int = 1, runner: Runner = in_turn) -> None:
         if type(workers) is not int or workers < 1:
             raise ValueError(f"workers must be a positive int, not {workers!r}")
-        self.workers = workers  # parts a move's budget is split into (see the module docstring)
+        self.workers = workers  # parts of a move, each the whole budget (see the module docstring)
         self.runner = runner
         if playouts is None:
             playouts = self.budgets[DEFAULT_LEVEL].playouts
@@ -141,26 +165,19 @@ class Searching:
         budget = cls.budgets[level]
         return cls(rng, budget.playouts, clock, budget.seconds, workers=workers, runner=runner)
 
-    def vote(self, choices: int, deal: Callable[[], Callable[[int], float]]) -> int:
-        """The best of ``choices`` by total score over sampled deals: ``deal()`` samples one
-        and returns a function that plays choice i on it to the end and scores it. ``weighed``
-        then gives every choice's mean score."""
+    def vote(self, choices: int, deal: Deal, job: tuple[Any, ...]) -> int:
+        """The best of ``choices`` by total score over sampled deals: ``deal(*job, rng)``
+        samples one and returns a function that plays choice i on it to the end and scores it
+        (``deal`` a module-level function and ``job`` plain values: a part may run in another
+        process). Each of the ``workers`` parts votes over its own deals (``vote_part``), and
+        their totals add up. ``weighed`` then gives every choice's mean score."""
         clock = self.clock
         deadline = None if clock is None or self.time_limit is None else clock() + self.time_limit
-        totals = [0.0] * choices
-        self.last_samples = 0
-        for _ in range(max(MIN_SAMPLES, self.playouts // choices)):
-            play = deal()
-            scores = []
-            for i in range(choices):
-                if deadline is not None and self.last_samples and clock() >= deadline:  # type: ignore[misc]
-                    break
-                scores.append(play(i))
-            if len(scores) < choices:
-                break  # out of time: this deal is left out
-            totals = [t + x for t, x in zip(totals, scores, strict=True)]
-            self.last_samples += 1
-        self._totals = totals
+        deals = max(MIN_SAMPLES, self.playouts // choices)
+        seeds = [self.rng.getrandbits(64) for _ in range(self.workers)]
+        parts = self.runner(vote_part, [(deal, job, choices, deals, seed, clock, deadline) for seed in seeds])
+        self._totals = [sum(column) for column in zip(*(totals for totals, _ in parts), strict=True)]
+        self.last_samples = sum(done for _, done in parts)
         return self._ranked()[0]
 
     def _ranked(self) -> list[int]:
@@ -205,7 +222,7 @@ def make_bot(factory: BotFactory, rng: random.Random, level: str | None = None,
              clock: Callable[[], float] | None = None, workers: int = 1, runner: Runner = in_turn) -> Bot:
     """The bot ``factory`` makes (an entry of a game's ``bots``): a searching bot at ``level``
     (``DEFAULT_LEVEL`` if None) with ``clock`` for its time cap (no cap without one), its moves
-    split over ``workers`` parts run by ``runner``; any other bot as it is."""
+    thought over ``workers`` parts run by ``runner``; any other bot as it is."""
     check_level(factory, level)
     if isinstance(factory, type) and issubclass(factory, Searching):
         return factory.at_level(rng, level or DEFAULT_LEVEL, clock, workers, runner)

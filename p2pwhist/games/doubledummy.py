@@ -95,7 +95,7 @@ class Solver:
         play by both: +1 if it ends with more tricks than the other seat (``won`` counts those
         already taken), 0 as many, -1 fewer. With ``exact``, plus ``margin`` times the tricks
         it ends ahead by (the more costly question: every move's exact trick count)."""
-        me, trump = position.turn, self.trump
+        me = position.turn
         hands, reserves, led = position.hands, position.reserves, position.led
         looks = position.looks[0] | position.looks[1] << 1
         left = (hands[0] | reserves[0]).bit_count() + (hands[1] | reserves[1]).bit_count() + (led >= 0)

@@ -54,7 +54,7 @@ from p2pwhist.session_events import Moved, Seated, SessionEvent
 from p2pwhist.table import Heard, Notice
 from p2pwhist.text import Style
 from p2pwhist.ui.model import LAST_TRICK_KEY, LEAVE_KEY, KeyResult, TableModel
-from p2pwhist.ui.terminal import can_print_symbols, hint, hint_bot
+from p2pwhist.ui.terminal import Thinking, can_print_symbols, hint, hint_bot
 
 T = TypeVar("T")
 
@@ -210,9 +210,10 @@ class FullScreenPlayer:
     """
 
     def __init__(self, *, color: bool | None = None, screen: urwid.display.BaseScreen | None = None,
-                 quiet: bool = False, auto_forced: bool = False) -> None:
+                 quiet: bool = False, auto_forced: bool = False, thinking: Thinking = Thinking()) -> None:
         self.model = TableModel(Style(color=False, symbols=can_print_symbols(sys.stdout)))  # urwid does the colour
         self.hints: BotFactory | None = None  # the bot whose moves are hints (``terminal.hint_bot``)
+        self.thinking = thinking  # how a hint thinks: the person's level, the cores
         self.color = wants_color() if color is None else color
         self.quiet = quiet
         self.auto_forced = auto_forced
@@ -499,7 +500,7 @@ class FullScreenPlayer:
         def clock() -> float:  # out of time once the move is made: the bot stops within a playout
             return math.inf if move_made.is_set() else time.perf_counter()
 
-        line = await trio.to_thread.run_sync(hint, self.hints, view, clock, abandon_on_cancel=True)
+        line = await trio.to_thread.run_sync(hint, self.hints, view, clock, self.thinking, abandon_on_cancel=True)
         self._hinting = False
         if not move_made.is_set():  # else the move was made meanwhile: the hint is moot
             self.model.message = line

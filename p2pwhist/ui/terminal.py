@@ -14,6 +14,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TextIO
 
 import trio
@@ -21,7 +22,7 @@ import trio
 from p2pwhist import text
 from p2pwhist.cards import CardError, Suit
 from p2pwhist.games.base import BotFactory, GameEntry, GameText, HandResult, HandState, Play, View
-from p2pwhist.games.bots import DEFAULT_LEVEL, Searching, make_bot
+from p2pwhist.games.bots import DEFAULT_LEVEL, Runner, Searching, in_turn, make_bot
 from p2pwhist.games.match import Match
 from p2pwhist.text import Style
 
@@ -64,8 +65,19 @@ def hint_bot(entry: GameEntry) -> BotFactory | None:
     return entry.search_bot
 
 
-def hint(factory: BotFactory | None, view: View, clock: Callable[[], float] = time.perf_counter) -> str:
-    """What the bot ``factory`` makes (``hint_bot``, at the default level, capped on ``clock``)
+@dataclass(frozen=True)
+class Thinking:
+    """How long and on how many cores a hint thinks: the level the person chose (``--level``),
+    and the parts of a move with the runner that runs them (``p2pwhist.cores``)."""
+
+    level: str = DEFAULT_LEVEL
+    workers: int = 1
+    runner: Runner = in_turn
+
+
+def hint(factory: BotFactory | None, view: View, clock: Callable[[], float] = time.perf_counter,
+         thinking: Thinking = Thinking()) -> str:
+    """What the bot ``factory`` makes (``hint_bot``, as ``thinking`` says, capped on ``clock``)
     would play for ``view``, and why, in a line for the person whose view it is. It never
     raises: a hint must not stop the game."""
     moves = view.legal_moves
@@ -75,7 +87,7 @@ def hint(factory: BotFactory | None, view: View, clock: Callable[[], float] = ti
         return "No hint: this game has no search bot."
     try:
         # Randomness of its own from the OS: asking for a hint changes nothing in a seeded game.
-        bot = make_bot(factory, random.Random(), DEFAULT_LEVEL, clock)
+        bot = make_bot(factory, random.Random(), thinking.level, clock, thinking.workers, thinking.runner)
         assert isinstance(bot, Searching), "a hint's bot says why it plays its move"
         move = bot.choose(view)
         # ASCII between the move and why: a line interface may print to an ASCII-only stream.
@@ -139,8 +151,8 @@ class TerminalPlayer:
     ``words`` are the game's screens (``GAMES[name].text``). ``names`` are the seats' names,
     ``names[seat]`` being this player's; by default "You" and compass points. ``color`` None
     means colour when ``outfile`` is a terminal that wants it. ``hints`` is the bot whose moves
-    are the hints (``hint_bot``); it thinks in ``choose``'s thread, which a networked session
-    runs off its event loop.
+    are the hints (``hint_bot``), thinking as ``thinking`` says; it thinks in ``choose``'s
+    thread, which a networked session runs off its event loop.
     """
 
     def __init__(
@@ -153,9 +165,11 @@ class TerminalPlayer:
         names: Sequence[str] | None = None,
         hints: BotFactory | None = None,
         say: Callable[[str], None] | None = None,
+        thinking: Thinking = Thinking(),
     ) -> None:
         self.seat = seat
         self.hints = hints
+        self.thinking = thinking
         self.say = say
         self.infile = infile
         self.screen = _Screen(words, outfile, color, names, seat)
@@ -183,7 +197,7 @@ class TerminalPlayer:
             elif command == "?":
                 self.screen.say(words.legal(view, style))
             elif command in ("h", "hint"):
-                self.screen.say(hint(self.hints, view))
+                self.screen.say(hint(self.hints, view, thinking=self.thinking))
             elif command == "help":
                 self.screen.say(words.help(view, style))
             elif command == "table":

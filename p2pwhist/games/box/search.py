@@ -375,6 +375,23 @@ def _options(view, moves: list[Play]) -> list[list[Play]]:
     return list(groups.values())
 
 
+def _deal(k: BoxKnowledge, options: list[list[Play]], seat: int, rng: random.Random) -> Callable[[int], float]:
+    """One deal sampled from ``k``; returns how option i scores on it, played out by the
+    playout policy (the same chances for every option: common random numbers)."""
+    root = k.sim(k.sample(rng))
+    seed = rng.random()
+
+    def play(i: int) -> float:
+        sim = root.copy()
+        chance = random.Random(seed)
+        sim.apply(chance.choice(options[i]).position)
+        while sim.turn is not None:
+            sim.apply(sim.policy(chance))
+        return sim.points(seat) + _BOX_WEIGHT * sum(p is not None for p in sim.slots[seat])
+
+    return play
+
+
 class BoxSearchBot(Searching):
     """PIMC over sampled deals with the heuristic's rules in the playouts; see the module
     docstring, and ``p2pwhist.games.bots.Searching`` for the budget and the time cap."""
@@ -401,21 +418,7 @@ class BoxSearchBot(Searching):
         k = self.knowledge(view)
         seat = k.seat
 
-        def deal() -> Callable[[int], float]:
-            root = k.sim(k.sample(rng))
-            seed = rng.random()
-
-            def play(i: int) -> float:
-                sim = root.copy()
-                chance = random.Random(seed)  # the same for every option: common random numbers
-                sim.apply(chance.choice(options[i]).position)
-                while sim.turn is not None:
-                    sim.apply(sim.policy(chance))
-                return sim.points(seat) + _BOX_WEIGHT * sum(p is not None for p in sim.slots[seat])
-
-            return play
-
-        move = rng.choice(options[self.vote(len(options), deal)])
+        move = rng.choice(options[self.vote(len(options), _deal, (k, options, seat))])
         # Each choice as one of its moves: the best as the move played.
         self.last_weighed = self.weighed([move if move in option else option[0] for option in options])
         return move

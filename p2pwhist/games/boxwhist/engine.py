@@ -173,6 +173,9 @@ class _TurnUp:
     def __repr__(self) -> str:
         return "TURN_UP"
 
+    def __reduce__(self) -> str:
+        return "TURN_UP"  # unpickled as the one marker (a search's parts go to other processes)
+
 
 TURN_UP = _TurnUp()
 

@@ -1,4 +1,5 @@
-"""A determinized search player for Box Whist: single-observer ISMCTS over sampled deals.
+"""A determinized search player for Box Whist: single-observer ISMCTS over sampled deals, the
+deals weighed by inference, and at 2 players the end of the hand solved exactly.
 
 For each decision with a choice the bot
 
@@ -16,6 +17,21 @@ For each decision with a choice the bot
    child, not a choice;
 3. plays the root's most visited move, and leaves the root's moves in ``last_weighed`` (mean
    score, visits), best first.
+
+Three things go past that (issue 25):
+
+- **Inference** (``inference.Replay``): each deal is weighed by how likely the other seats'
+  last ``RECENT`` choices are had they held what it gives them, under the heuristic bot as a
+  model of their play; ISMCTS draws its deals by weight from a pool of weighed ones (``_Pool``).
+- **The exact end** (2 players): once the stack is gone and at most ``ENDGAME_TRICKS`` tricks
+  are left, the unseen cards are only the split of the other seat's cards between its hand and
+  box (and our own closed box): each sampled deal is solved exactly (``doubledummy.Solver``),
+  every move valued by the hand's outcome under best play, the values weighed as above, and the
+  best total played (``solve_part``). A deal too hard to solve within the budget's positions
+  or half the time (a few are) leaves the move to ISMCTS.
+- **Every core**: a move runs as ``workers`` parts (``solve_part`` or ``search_part``), each
+  the level's whole budget with a seed of its own, on the runner passed in; their root values
+  add up (``games.bots``).
 
 What a sample respects (the seat's knowledge, derived from the view):
 
@@ -97,7 +113,7 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from p2pwhist.games.base import Play
-from p2pwhist.games.bots import Budget, Searching, Weighed, split
+from p2pwhist.games.bots import Budget, Searching, Weighed
 from p2pwhist.games.boxwhist.engine import trick_strength
 from p2pwhist.games.boxwhist.inference import Replay
 from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
@@ -124,13 +140,17 @@ _COSTLY_RANK = 10
 # a solve takes about 20 ms on average with 11 tricks left, 70 ms with 12, 340 ms with 15.
 ENDGAME_TRICKS = 11
 # A solved deal costs about as much as this many ISMCTS iterations: a level's iterations over it
-# are its solved deals (never fewer than MIN_SOLVES).
+# are its solved deals (never fewer than MIN_SOLVES), and each iteration buys this many positions
+# searched (the solver searches about 300,000 a second: 1,000 iterations, about 0.7 s).
 SOLVE_COST = 32
 MIN_SOLVES = 8
+NODES_PER_ITERATION = 200
 # Inference (``inference.Replay``): the other seats' last RECENT choices weigh each deal. ISMCTS
-# then draws its deals from a pool of weighed ones, one sampled for every ITERATIONS_PER_DEAL
-# iterations (a weighed deal costs about a millisecond, an iteration a twentieth of one).
+# then draws its deals from a pool of weighed ones (``_Pool``): FIRST_DEALS, then one more for
+# every ITERATIONS_PER_DEAL iterations (a weighed deal costs about a millisecond, an iteration a
+# twentieth of one).
 RECENT = 8
+FIRST_DEALS = 8
 ITERATIONS_PER_DEAL = 8
 # Rejection tries before the constrained deal (3 and 4 players only; 2 players deal exactly).
 _REJECTION_TRIES = 20
@@ -481,13 +501,11 @@ class SearchBot(Searching):
         tiebreak = {card: (card % 13 + (20 if card // 13 == trump else 0), card) for card in move_of}
         parts = []
         if self.endgame and k.players == 2 and not k.stack_size and k.tricks_left <= ENDGAME_TRICKS:
-            shares = split(max(MIN_SOLVES, self.playouts // SOLVE_COST), self.workers)
-            parts = self.runner(solve_part, [(k, replay, list(move_of), share, seed, clock, deadline)
-                                             for share, seed in zip(shares, seeds, strict=True)])
+            parts = self.runner(solve_part, [(k, replay, list(move_of), self.playouts, seed, clock, deadline)
+                                             for seed in seeds])
         if not any(part.samples for part in parts):  # no endgame, or its first deal too slow to solve
-            shares = split(self.playouts, self.workers)
-            parts = self.runner(search_part, [(k, replay, share, seed, self.uct, clock, deadline)
-                                              for share, seed in zip(shares, seeds, strict=True)])
+            parts = self.runner(search_part, [(k, replay, self.playouts, seed, self.uct, clock, deadline)
+                                              for seed in seeds])
         tried: dict[int, list[float]] = {}  # card -> [deals it was tried on, total score]
         for part in parts:
             for card, (deals, total) in part.items():
@@ -503,20 +521,33 @@ class SearchBot(Searching):
         return self.last_weighed[0].move
 
 
-def _pool(k: Knowledge, replay: Replay, size: int, rng: random.Random) -> Callable[[], tuple]:
-    """``size`` deals sampled from ``k`` and weighed by ``replay``; returns a function that
-    draws one of them by weight (a fresh copy: a playout changes it). All weights zero (a seat
-    that played against every model of it): drawn uniformly."""
-    deals = [k.sample(rng) for _ in range(size)]
-    weights = [replay.weight(replay.deck(hands, boxes, stack, my_box, k.known)) for hands, boxes, stack, my_box in deals]
-    if not any(weights):
-        weights = [1.0] * size
+class _Pool:
+    """Deals sampled from ``k`` and weighed by ``replay``, from which ISMCTS draws by weight: it
+    starts with ``FIRST_DEALS`` and grows by one every ``ITERATIONS_PER_DEAL`` draws, so that it
+    costs in step with the iterations, whatever the budget or the clock cuts it to."""
 
-    def draw() -> tuple:
-        hands, boxes, stack, my_box = rng.choices(deals, weights)[0]
+    def __init__(self, k: Knowledge, replay: Replay, rng: random.Random) -> None:
+        self.k, self.replay, self.rng = k, replay, rng
+        self.deals: list[tuple] = []
+        self.weights: list[float] = []
+        self.draws = 0
+        for _ in range(FIRST_DEALS):
+            self._add()
+
+    def _add(self) -> None:
+        hands, boxes, stack, my_box = deal = self.k.sample(self.rng)
+        self.deals.append(deal)
+        self.weights.append(self.replay.weight(self.replay.deck(hands, boxes, stack, my_box, self.k.known)))
+
+    def draw(self) -> tuple:
+        """A deal of the pool by weight (uniformly while every weight is zero: a seat that
+        played against every model of it), a fresh copy: a playout changes it."""
+        self.draws += 1
+        if self.draws % ITERATIONS_PER_DEAL == 0:
+            self._add()
+        weights = self.weights if any(self.weights) else None
+        hands, boxes, stack, my_box = self.rng.choices(self.deals, weights)[0]
         return [h[:] for h in hands], [b[:] for b in boxes], stack[:], my_box
-
-    return draw
 
 
 class _Part(dict):
@@ -526,24 +557,27 @@ class _Part(dict):
     samples = 0
 
 
-def solve_part(k: Knowledge, replay: Replay | None, cards: list[int], solves: int, seed: int,
+def solve_part(k: Knowledge, replay: Replay | None, cards: list[int], budget: int, seed: int,
                clock: Callable[[], float] | None, deadline: float | None) -> _Part:
-    """At 2 players once the stack is gone: ``solves`` sampled deals (fewer at ``deadline``; none
-    if the first takes half the time left), each solved exactly, every card of ``cards`` valued by whether it then wins,
-    draws or loses the hand under best play (``doubledummy.Solver``), the deals weighed by
-    ``replay`` (uniform without one). A part's totals are weighted means times its deals, so
-    that parts add up."""
+    """At 2 players once the stack is gone: sampled deals, each solved exactly, every card of
+    ``cards`` valued by whether it then wins, draws or loses the hand under best play
+    (``doubledummy.Solver``), the deals weighed by ``replay`` (uniform without one). A part's
+    totals are weighted means times its deals, so that parts add up.
+
+    ``budget`` is in iterations (``SOLVE_COST`` a deal, ``NODES_PER_ITERATION`` a position
+    searched): the part solves ``budget // SOLVE_COST`` deals (at least ``MIN_SOLVES``) within
+    ``budget * NODES_PER_ITERATION`` positions, a deal cut off by the positions or the deadline
+    left out. If the first deal alone takes half of either, it solves none: the caller then
+    searches instead (a position too hard to solve in time, as a few are)."""
     rng = random.Random(seed)
     totals = dict.fromkeys(cards, 0.0)
     led = k.trick[0][1] if k.trick else -1
     out = _Part()
     weights = 0.0
-    stop = None
-    if deadline is not None:
-        # The first deal may take half the time left: past that, ISMCTS is left the rest.
-        first = clock() + (deadline - clock()) / 2  # type: ignore[misc]
-        stop = lambda: clock() >= (deadline if out.samples else first)  # type: ignore[misc] # noqa: E731
-    for solved in range(solves):
+    nodes = budget * NODES_PER_ITERATION
+    used = 0
+    first = None if deadline is None else clock() + (deadline - clock()) / 2  # type: ignore[misc]
+    for solved in range(max(MIN_SOLVES, budget // SOLVE_COST)):
         if solved and deadline is not None and clock() >= deadline:  # type: ignore[misc]
             break
         hands, boxes, stack, my_box = k.sample(rng)
@@ -551,10 +585,15 @@ def solve_part(k: Knowledge, replay: Replay | None, cards: list[int], solves: in
         position = Position(hands=(_mask(hands[0]), _mask(hands[1])), turn=k.turn, trump=k.trump,
                             reserves=(_mask(boxes[0]), _mask(boxes[1])), looks=(k.may_look[0], k.may_look[1]),
                             led=led)
+        solver = Solver(k.trump, rng.randrange(52))
+        limit = nodes - used if solved else nodes // 2
+        end = deadline if solved else first
+        solver.stop = lambda: solver.nodes > limit or (end is not None and clock() >= end)  # type: ignore[misc]
         try:
-            values = Solver(k.trump, rng.randrange(52), stop).values(position, (k.tricks_won[0], k.tricks_won[1]))
+            values = solver.values(position, (k.tricks_won[0], k.tricks_won[1]))
         except OutOfTime:
             break
+        used += solver.nodes
         for card in totals:
             totals[card] += weight * values[card]
         weights += weight
@@ -568,11 +607,11 @@ def search_part(k: Knowledge, replay: Replay | None, iterations: int, seed: int,
                 clock: Callable[[], float] | None, deadline: float | None) -> _Part:
     """``iterations`` of SO-ISMCTS on a tree of its own (fewer at ``deadline``, never none):
     the root's moves by card, with their visits and total score. With ``replay``, each
-    iteration's deal is drawn by weight from a pool of weighed deals (``_pool``)."""
+    iteration's deal is drawn by weight from a pool of weighed deals (``_Pool``)."""
     rng = random.Random(seed)
     root = _Node()
     out = _Part()
-    draw = (lambda: k.sample(rng)) if replay is None else _pool(k, replay, -(-iterations // ITERATIONS_PER_DEAL), rng)
+    draw = (lambda: k.sample(rng)) if replay is None else _Pool(k, replay, rng).draw
     for iteration in range(iterations):
         if iteration and deadline is not None and clock() >= deadline:  # type: ignore[misc]
             break

@@ -108,6 +108,26 @@ class _Knowledge:
         return cards  # type: ignore[return-value]
 
 
+def _deal(game, knowledge: _Knowledge, seat: int, moves: list[Play], rng: random.Random) -> Callable[[int], float]:
+    """One deal sampled from ``knowledge``, the hand so far replayed on it; returns how choice i
+    of ``moves`` scores on it, played out by the heuristic's rules for both seats."""
+    policy = GermanWhistHeuristicBot(rng)  # deterministic: the rng is never drawn from
+    root = GermanWhistHand(game, knowledge.dealer, knowledge.sample(rng), HonourPolicy.RECORD)
+    for position in knowledge.moves:
+        root.apply(PLAYS[position])
+
+    def play(i: int) -> float:
+        hand = root.clone()
+        hand.apply(moves[i])
+        while not hand.is_over:
+            hand.apply(policy.choose(hand.view(hand.turn)))
+        mine, theirs = hand.scores[seat], hand.scores[1 - seat]
+        won = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        return won + _MARGIN_WEIGHT * (mine - theirs)
+
+    return play
+
+
 class GermanWhistSearchBot(Searching):
     """PIMC over sampled deals with the heuristic's playouts; see the module docstring, and
     ``p2pwhist.games.bots.Searching`` for the budget, the levels and the time cap."""
@@ -135,28 +155,10 @@ class GermanWhistSearchBot(Searching):
         if len(moves) == 1:
             return moves[0]
         knowledge = _Knowledge(view)
-        seat, game, rng = view.seat, view.game, self.rng
+        seat, game = view.seat, view.game
         if self.endgame and not view.stack_size:
             return self.solve(game, knowledge, moves)
-        policy = GermanWhistHeuristicBot(rng)  # deterministic: the rng is never drawn from
-
-        def deal() -> Callable[[int], float]:
-            root = GermanWhistHand(game, knowledge.dealer, knowledge.sample(rng), HonourPolicy.RECORD)
-            for position in knowledge.moves:
-                root.apply(PLAYS[position])
-
-            def play(i: int) -> float:
-                hand = root.clone()
-                hand.apply(moves[i])
-                while not hand.is_over:
-                    hand.apply(policy.choose(hand.view(hand.turn)))
-                mine, theirs = hand.scores[seat], hand.scores[1 - seat]
-                won = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
-                return won + _MARGIN_WEIGHT * (mine - theirs)
-
-            return play
-
-        move = moves[self.vote(len(moves), deal)]
+        move = moves[self.vote(len(moves), _deal, (game, knowledge, seat, moves))]
         self.last_weighed = self.weighed(moves)
         return move
 
