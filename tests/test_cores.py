@@ -7,9 +7,13 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+import trio
+
+from p2pwhist import net
 from p2pwhist.cores import Cores
 from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.boxwhist.search import SearchBot
@@ -77,3 +81,30 @@ def _running(pid: int) -> bool:
     except (FileNotFoundError, IndexError):
         return False
     return state != "Z"  # a zombie has ended; its parent, init, reaps it
+
+
+async def test_a_peer_answers_while_its_bot_thinks_on_every_core():
+    """A networked peer asks its bot in a worker thread (``net.Agent``), which waits there for
+    the parts: the event loop goes on meanwhile. The bot's move waits for 50 turns of the loop,
+    so it is made only if the loop runs while it thinks."""
+    view = next(_positions())
+    loop_turns = 0
+    thought = threading.Event()
+
+    def think(view):
+        thought.wait(30)  # the loop's 50 turns, if it turns at all
+        return SearchBot(random.Random(1), playouts=64, workers=2, runner=cores.run).choose(view)
+
+    async def loop_runs() -> None:
+        nonlocal loop_turns
+        while not thought.is_set():
+            loop_turns += 1
+            if loop_turns == 50:
+                thought.set()
+            await trio.sleep(0)
+
+    with Cores(2) as cores:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(loop_runs)
+            move = await net.Agent(think, threaded=True).choose(view)
+    assert loop_turns == 50 and view.refusal(move) is None
