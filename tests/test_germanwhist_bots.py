@@ -7,7 +7,7 @@ import random
 
 from p2pwhist.games.bots import RandomBot, make_bot
 from p2pwhist.games.germanwhist.engine import GermanWhist
-from p2pwhist.games.germanwhist.search import _Knowledge
+from p2pwhist.games.germanwhist.search import _deal, _Knowledge
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, shuffled_deck
 
@@ -77,3 +77,48 @@ def test_a_sampled_deal_keeps_what_the_seat_sees_and_the_other_seats_voids():
             for p, suits in knowledge.forbidden.items():
                 assert sample[p] // 13 not in suits
                 assert hand.cards[p].suit not in suits  # the true deal meets every void too
+
+
+def _end_views(seed: int):
+    """Views with a choice once the stack is gone (every card known to the seat to move)."""
+    game = GermanWhist()
+    rng = random.Random(seed)
+    for number in range(3):
+        hand = game.new_hand(number % 2, (), shuffled_deck(game, rng))
+        bot = GAMES["germanwhist"].bots["heuristic"](rng)
+        while not hand.is_over:
+            view = hand.view(hand.turn)
+            if not view.stack_size and len(view.legal_moves) > 1:
+                yield hand, view
+            hand.apply(bot.choose(view))
+
+
+def test_once_the_stack_is_gone_the_end_is_solved_and_its_best_move_played():
+    """Every move valued on the one deal there is (the values' exactness is the solver's own
+    test, test_doubledummy.py), the best played."""
+    from p2pwhist.games.germanwhist.search import GermanWhistSearchBot
+
+    checked = 0
+    for hand, view in _end_views(seed=4):
+        bot = GermanWhistSearchBot(random.Random(1), playouts=40)
+        move = bot.choose(view)
+        assert bot.last_samples == 1 and bot.last_weighed[0].move == move
+        assert sorted(w.move.position for w in bot.last_weighed) == sorted(m.position for m in view.legal_moves)
+        checked += 1
+    assert checked > 10
+
+
+def test_an_end_not_solved_in_half_the_time_is_left_to_the_vote(monkeypatch):
+    from p2pwhist.games import doubledummy
+    from p2pwhist.games.germanwhist import search
+
+    dealt = []
+    monkeypatch.setattr(search, "_deal", lambda *job: dealt.append(1) or _deal(*job))
+    hand, view = next(_end_views(seed=4))
+    search.GermanWhistSearchBot(random.Random(1), playouts=40).choose(view)
+    assert not dealt  # solved: no deal sampled for a vote
+    monkeypatch.setattr(doubledummy, "_STOP_EVERY", 1)  # the solver asks at once whether to stop
+    ticks = iter(range(10**6))  # each read of the clock a second later: half the time gone at once
+    bot = search.GermanWhistSearchBot(random.Random(1), playouts=40, clock=lambda: float(next(ticks)), time_limit=3.0)
+    assert view.refusal(bot.choose(view)) is None
+    assert dealt and bot.last_samples >= 1

@@ -165,14 +165,16 @@ class Searching:
         budget = cls.budgets[level]
         return cls(rng, budget.playouts, clock, budget.seconds, workers=workers, runner=runner)
 
-    def vote(self, choices: int, deal: Deal, job: tuple[Any, ...]) -> int:
+    def vote(self, choices: int, deal: Deal, job: tuple[Any, ...], deadline: float | None = None) -> int:
         """The best of ``choices`` by total score over sampled deals: ``deal(*job, rng)``
         samples one and returns a function that plays choice i on it to the end and scores it
         (``deal`` a module-level function and ``job`` plain values: a part may run in another
         process). Each of the ``workers`` parts votes over its own deals (``vote_part``), and
-        their totals add up. ``weighed`` then gives every choice's mean score."""
+        their totals add up. ``weighed`` then gives every choice's mean score. The time cap
+        runs from here unless ``deadline`` (on ``clock``) is given."""
         clock = self.clock
-        deadline = None if clock is None or self.time_limit is None else clock() + self.time_limit
+        if deadline is None and clock is not None and self.time_limit is not None:
+            deadline = clock() + self.time_limit
         deals = max(MIN_SAMPLES, self.playouts // choices)
         seeds = [self.rng.getrandbits(64) for _ in range(self.workers)]
         parts = self.runner(vote_part, [(deal, job, choices, deals, seed, clock, deadline) for seed in seeds])
