@@ -13,6 +13,8 @@ Python, and threads would share one interpreter lock; why this shape:
   second of its program, however the program ended (``_start_worker``);
 - the parts' deadline is on ``time.perf_counter``, which on Linux reads the system's monotonic
   clock, the same in every process;
+- a worker killed from outside costs no move: its parts are thought in this process, and the
+  next move starts a fresh pool;
 - a networked peer calls its bot in a trio worker thread (``net.Agent``), which waits here for
   the parts, so the event loop goes on answering while the cores think.
 """
@@ -26,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from p2pwhist.games.bots import in_turn
@@ -65,7 +68,11 @@ class Cores:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_start_worker)
-        return list(self._pool.map(work, *zip(*jobs, strict=True)))
+        try:
+            return list(self._pool.map(work, *zip(*jobs, strict=True)))
+        except BrokenProcessPool:  # a worker was killed (say, by the system short of memory)
+            self.close()  # the next move starts a fresh pool; this one is thought here
+            return in_turn(work, jobs)
 
     def close(self) -> None:
         """End the workers (a move still thinking is cut off)."""

@@ -3,6 +3,7 @@ seeded move depends on the number of workers only; the worker processes ignore C
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
@@ -108,3 +109,14 @@ async def test_a_peer_answers_while_its_bot_thinks_on_every_core():
             nursery.start_soon(loop_runs)
             move = await net.Agent(think, threaded=True).choose(view)
     assert loop_turns == 50 and view.refusal(move) is None
+
+
+def test_a_worker_killed_costs_no_move():
+    """The parts of a move whose worker was killed are thought in the program; the next move
+    has a fresh pool."""
+    with Cores(2) as cores:
+        workers = [int(pid) for pid in cores.run(os.readlink, [("/proc/self",), ("/proc/self",)])]
+        os.kill(workers[0], signal.SIGKILL)
+        assert cores.run(abs, [(-1,), (-2,)]) == [1, 2]
+        again = [int(pid) for pid in cores.run(os.readlink, [("/proc/self",), ("/proc/self",)])]
+        assert not set(again) & set(workers) and os.getpid() not in again
