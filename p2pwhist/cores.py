@@ -40,11 +40,11 @@ __all__ = ["Cores"]
 _ORPHAN_CHECK_SECONDS = 1.0
 
 
-def _start_worker() -> None:
-    """A worker's set-up: it ignores Ctrl-C, and ends once its program has gone, however that
+def _start_worker(program: int) -> None:
+    """A worker's set-up: it ignores Ctrl-C, and ends once its program (the pid ``program``,
+    given, not read here: the program may be gone before this runs) has gone, however that
     ended (a SIGKILL runs no clean-up: without this its workers would wait for parts forever)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    program = os.getppid()
 
     def watch() -> None:
         while os.getppid() == program:
@@ -67,7 +67,7 @@ class Cores:
             return in_turn(work, jobs)
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_start_worker)
+                                             initializer=_start_worker, initargs=(os.getpid(),))
         try:
             return list(self._pool.map(work, *zip(*jobs, strict=True)))
         except BrokenProcessPool:  # a worker was killed (say, by the system short of memory)
