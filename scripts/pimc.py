@@ -18,13 +18,10 @@ class PIMCBot(SearchBot):
     with its search replaced, ``playouts`` counting playouts over all legal moves."""
 
     def choose(self, view) -> Play:
+        obvious = self.obvious(view)
+        if obvious is not None:
+            return obvious
         moves = view.legal_moves
-        self.last_samples = 0
-        self.last_weighed = ()
-        if len(moves) == 1:
-            return moves[0]
-        if not view.hand and not view.may_look[view.seat]:
-            return self.rng.choice(moves)  # only a closed box is left: played blind (rule 7)
         k = Knowledge(view)
         return moves[self.vote(len(moves), _pimc_deal, (k, moves))]
 

@@ -489,10 +489,10 @@ class SearchBot(Searching):
         self.endgame = endgame
         self.inference = inference
 
-    def choose(self, view) -> Play:
-        clock = self.clock
-        # The cap runs from here, so reading the view counts against it.
-        deadline = None if clock is None or self.time_limit is None else clock() + self.time_limit
+    def obvious(self, view) -> Play | None:
+        """The move when there is nothing to search: the only legal one, or a closed box card
+        played blind (rule 7). None when there is a choice; either way the last decision's
+        figures start afresh."""
         moves = view.legal_moves
         self.last_samples = 0
         self.last_weighed = ()
@@ -500,6 +500,16 @@ class SearchBot(Searching):
             return moves[0]
         if not view.hand and not view.may_look[view.seat]:
             return self.rng.choice(moves)  # only a closed box is left: played blind (rule 7)
+        return None
+
+    def choose(self, view) -> Play:
+        clock = self.clock
+        # The cap runs from here, so reading the view counts against it.
+        deadline = None if clock is None or self.time_limit is None else clock() + self.time_limit
+        moves = view.legal_moves
+        obvious = self.obvious(view)
+        if obvious is not None:
+            return obvious
         k = Knowledge(view)
         replay = Replay(view, RECENT) if self.inference else None
         known = {**k.hand, **{p: c for p, c in k.box if c is not None}}
@@ -538,15 +548,16 @@ class _Pool:
     def __init__(self, k: Knowledge, replay: Replay, rng: random.Random) -> None:
         self.k, self.replay, self.rng = k, replay, rng
         self.deals: list[tuple] = []
-        self.weights: list[float] = []
+        self.cumulative: list[float] = []  # the weights' running sums: a draw is a bisection
         self.draws = 0
         for _ in range(FIRST_DEALS):
             self._add()
 
     def _add(self) -> None:
         hands, boxes, stack, my_box = deal = self.k.sample(self.rng)
+        weight = self.replay.weight(self.replay.deck(hands, boxes, stack, my_box, self.k.known))
         self.deals.append(deal)
-        self.weights.append(self.replay.weight(self.replay.deck(hands, boxes, stack, my_box, self.k.known)))
+        self.cumulative.append((self.cumulative[-1] if self.cumulative else 0.0) + weight)
 
     def draw(self) -> tuple:
         """A deal of the pool by weight (uniformly while every weight is zero: a seat that
@@ -554,8 +565,11 @@ class _Pool:
         self.draws += 1
         if self.draws % ITERATIONS_PER_DEAL == 0:
             self._add()
-        weights = self.weights if any(self.weights) else None
-        hands, boxes, stack, my_box = self.rng.choices(self.deals, weights)[0]
+        if self.cumulative[-1]:
+            deal = self.rng.choices(self.deals, cum_weights=self.cumulative)[0]
+        else:
+            deal = self.rng.choices(self.deals)[0]
+        hands, boxes, stack, my_box = deal
         return [h[:] for h in hands], [b[:] for b in boxes], stack[:], my_box
 
 
