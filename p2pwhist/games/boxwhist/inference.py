@@ -97,9 +97,11 @@ class Replay:
         weight = 1.0
         for i, position in enumerate(self.moves):
             if i in self.asked:
-                weighed = self.model.weigh(hand.view(hand.turn))
-                if len(weighed) > 1:
-                    weight *= _chance(weighed, position)
+                view = hand.view(hand.turn)
+                if len(view.legal_moves) > 1:  # a forced move says nothing (a third of them: skip the model)
+                    weighed = self.model.weigh(view)
+                    if len(weighed) > 1:
+                        weight *= _chance(weighed, position)
             hand.apply(PLAYS[position])
         return weight
 
