@@ -96,3 +96,16 @@ def test_every_move_is_valued_as_minimax_values_it(case):
         outcome = (ahead > 0) - (ahead < 0)
         assert fast[card] == outcome, card
         assert abs(exact[card] - (outcome + MARGIN * ahead)) < 1e-9, card
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions())
+def test_a_positions_outcome_is_its_best_moves_value(case):
+    hands, reserves, looks, turn, led, trump, won, blind_pick = case
+    position = Position(hands=(_mask(hands[0]), _mask(hands[1])), turn=turn, trump=trump,
+                        reserves=(_mask(reserves[0]), _mask(reserves[1])), looks=looks,
+                        led=-1 if led is None else led)
+    if not _legal(hands, reserves, looks, turn, led, blind_pick):
+        return
+    values = Solver(trump, blind_pick).values(position, won)
+    assert Solver(trump, blind_pick).outcome(position, won) == max(values.values())

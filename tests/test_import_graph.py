@@ -5,7 +5,8 @@ The rules, which keep every arrow pointing down:
   folders by name (``registry.FOLDERS``), so a game is added without editing what runs games;
 - a game's folder imports, of the rest of ``games/``, only the shared modules (``base``, the
   interface; ``match``; ``bots``, the search machinery every game's bots use; ``doubledummy``,
-  the endgame solver of the two-seat whist games), never another game's folder or the registry;
+  the endgame solver of the two-seat whist games, and ``jointsearch``, its search over several
+  deals at once), never another game's folder or the registry;
 - ``games/`` imports nothing of the program above it: outside ``games/`` only the leaf modules
   ``cards``, ``text`` and ``wire`` (no bots outside ``games/``, session, net, table, ui, cli).
 """
@@ -18,7 +19,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "p2pwhist"
 GAMES = PACKAGE / "games"
 GAME_FOLDERS = sorted(p.name for p in GAMES.iterdir() if (p / "__init__.py").exists())
-SHARED = {"p2pwhist.games.base", "p2pwhist.games.match", "p2pwhist.games.bots", "p2pwhist.games.doubledummy"}
+SHARED = {"p2pwhist.games.base", "p2pwhist.games.match", "p2pwhist.games.bots", "p2pwhist.games.doubledummy",
+          "p2pwhist.games.jointsearch"}
 BELOW_GAMES = {"p2pwhist.cards", "p2pwhist.text", "p2pwhist.wire"}
 
 

@@ -18,7 +18,17 @@ from p2pwhist.games.bots import RandomBot, Weighed
 from p2pwhist.games.boxwhist import search as boxwhist_search
 from p2pwhist.games.boxwhist.engine import BoxWhist, BoxWhistHand
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
-from p2pwhist.games.boxwhist.search import ENDGAME_TRICKS, SOLVE_COST, UCT, Knowledge, SearchBot, _Sim, search_part
+from p2pwhist.games.boxwhist.search import (
+    ENDGAME_TRICKS,
+    JOINT_DEALS,
+    JOINT_TRICKS,
+    SOLVE_COST,
+    UCT,
+    Knowledge,
+    SearchBot,
+    _Sim,
+    search_part,
+)
 from p2pwhist.local import shuffled_deck
 
 
@@ -314,3 +324,38 @@ def test_without_the_endgame_the_end_is_searched():
     bot = SearchBot(random.Random(1), playouts=64, endgame=False)
     bot.choose(view)
     assert bot.last_samples == 64
+
+
+def _joint_views():
+    """Views in the last ``JOINT_TRICKS`` tricks whose seat knows its own box."""
+    for view in _endgame_views(JOINT_TRICKS, seed=9):
+        if all(card is not None for _, _, card in view.box):
+            yield view
+
+
+def test_the_last_tricks_are_searched_over_the_sampled_deals_together():
+    """Near the end the sampled deals are searched together (``jointsearch``): every legal
+    move valued over all ``JOINT_DEALS`` of them, not deal by deal."""
+    searched = 0
+    for view in _joint_views():  # a view reads its hand as it stands: use each at once
+        bot = SearchBot(random.Random(1), playouts=10 * SOLVE_COST, joint=True)
+        move = bot.choose(view)
+        assert view.refusal(move) is None and bot.last_weighed[0].move == move
+        assert sorted(w.move.position for w in bot.last_weighed) == sorted(m.position for m in view.legal_moves)
+        assert bot.last_samples == JOINT_DEALS
+        assert all(w.deals == JOINT_DEALS and abs(w.mean) <= 1 + 1e-9 for w in bot.last_weighed)
+        searched += 1
+        if searched == 6:
+            break
+    assert searched == 6
+
+
+def test_a_joint_search_out_of_budget_leaves_the_end_to_the_solver(monkeypatch):
+    def out_of_time(*args, **kwargs):
+        raise doubledummy.OutOfTime
+
+    monkeypatch.setattr(boxwhist_search, "joint_values", out_of_time)
+    view = next(_joint_views())
+    bot = SearchBot(random.Random(1), playouts=10 * SOLVE_COST, joint=True)
+    assert view.refusal(bot.choose(view)) is None
+    assert bot.last_samples == 10  # the solver's deals, deal by deal

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["MARGIN", "OutOfTime", "Position", "Solver"]
+__all__ = ["MARGIN", "OutOfTime", "Position", "Solver", "strength", "without"]
 
 # Each trick a seat ends ahead by adds this much to a won (or drawn) hand's value, when asked
 # for: it orders moves that win (or lose) alike.
@@ -98,11 +98,7 @@ class Solver:
         me = position.turn
         hands, reserves, led = position.hands, position.reserves, position.led
         looks = position.looks[0] | position.looks[1] << 1
-        left = (hands[0] | reserves[0]).bit_count() + (hands[1] | reserves[1]).bit_count() + (led >= 0)
-        remaining = left // 2  # tricks still to be won, this one included
-        ahead = won[me] - won[1 - me]
-        win = (remaining - ahead) // 2 + 1  # the fewest of the remaining tricks that win the hand
-        tie = (remaining - ahead) // 2 if (remaining - ahead) % 2 == 0 else None
+        remaining, ahead, win, tie = _thresholds(position, won)
         out: dict[int, float] = {}
         for run in self.runs(hands, reserves, looks, me, led):
             if exact:
@@ -120,6 +116,30 @@ class Solver:
             for card in run:
                 out[card] = value
         return out
+
+    def outcome(self, position: Position, won: tuple[int, int] = (0, 0)) -> float:
+        """What the hand is worth to the seat to act under best play by both: +1 if it ends
+        with more tricks, 0 as many, -1 fewer (``values``' best, asked once for the position)."""
+        me, led = position.turn, position.led
+        hands, reserves = position.hands, position.reserves
+        looks = position.looks[0] | position.looks[1] << 1
+        remaining, _, win, tie = _thresholds(position, won)
+        for need, worth in ((win, 1.0), (tie, 0.0)):
+            if need is None:
+                continue
+            if need <= 0:
+                return worth
+            # One null-window search on seat 0's tricks, from a trick's start or its second card.
+            if me == 0:
+                low, high = need - 1, need
+            else:
+                low = high = remaining - need  # seat 0 must take at most this many
+                high += 1
+            tricks = (self.search(hands, reserves, looks, me, low, high) if led < 0
+                      else self._best(hands, reserves, looks, me, led, low, high))
+            if (tricks >= need) if me == 0 else (tricks <= low):
+                return worth
+        return -1.0
 
     def _reaches(self, hands, reserves, looks, me, led, card, need, remaining) -> bool:
         """Whether ``me``, playing ``card``, can take at least ``need`` of the ``remaining``
@@ -164,9 +184,9 @@ class Solver:
             runs.sort(key=lambda run: (_SUIT_OF[run[0]] == trump, -(run[0] % 13)))
             return runs
         led_suit = _SUIT_OF[led]
-        top = _strength(led, led_suit, trump)
+        top = strength(led, led_suit, trump)
         # Second to play: the cheapest card that wins, then the cheapest that does not.
-        runs.sort(key=lambda run: (_strength(run[0], led_suit, trump) < top,
+        runs.sort(key=lambda run: (strength(run[0], led_suit, trump) < top,
                                    (_SUIT_OF[run[0]] == trump) * 20 + run[0] % 13))
         return runs
 
@@ -221,23 +241,38 @@ class Solver:
 
     def _move(self, hands, reserves, looks, turn, led, card, alpha, beta) -> int:
         """Seat 0's tricks from here once ``turn`` plays ``card``."""
-        hands, reserves = _without(hands, reserves, turn, card)
+        hands, reserves = without(hands, reserves, turn, card)
         if led < 0:
             self.nodes += 1
             return self._best(hands, reserves, looks, 1 - turn, card, alpha, beta)
         led_suit = _SUIT_OF[led]
-        winner = turn if _strength(card, led_suit, self.trump) > _strength(led, led_suit, self.trump) else 1 - turn
+        winner = turn if strength(card, led_suit, self.trump) > strength(led, led_suit, self.trump) else 1 - turn
         taken = 1 - winner  # seat 0's trick, or not
         return taken + self.search(hands, reserves, looks | 1 << winner, winner, alpha - taken, beta - taken)
 
 
-def _strength(card: int, led_suit: int, trump: int) -> int:
+def _thresholds(position: Position, won: tuple[int, int]) -> tuple[int, int, int, int | None]:
+    """For the seat to act: the tricks still to be won (the one in play included), how many it
+    is ahead by, the fewest of the remaining it needs to win the hand, and to draw it (None when
+    it cannot be drawn)."""
+    me, hands, reserves = position.turn, position.hands, position.reserves
+    left = (hands[0] | reserves[0]).bit_count() + (hands[1] | reserves[1]).bit_count() + (position.led >= 0)
+    remaining = left // 2
+    ahead = won[me] - won[1 - me]
+    win = (remaining - ahead) // 2 + 1
+    tie = (remaining - ahead) // 2 if (remaining - ahead) % 2 == 0 else None
+    return remaining, ahead, win, tie
+
+
+def strength(card: int, led_suit: int, trump: int) -> int:
+    """How ``card`` ranks in a trick led in ``led_suit``: the highest wins."""
     suit = _SUIT_OF[card]
     return card % 13 + (100 if suit == trump else 50 if suit == led_suit else 0)
 
 
-def _without(hands: tuple[int, int], reserves: tuple[int, int], seat: int, card: int
+def without(hands: tuple[int, int], reserves: tuple[int, int], seat: int, card: int
              ) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The hands and reserves once ``seat`` has played ``card`` from whichever holds it."""
     bit = 1 << card
     if hands[seat] & bit:
         return ((hands[0] & ~bit, hands[1]) if seat == 0 else (hands[0], hands[1] & ~bit)), reserves

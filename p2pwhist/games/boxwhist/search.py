@@ -126,6 +126,7 @@ from p2pwhist.games.bots import Budget, Searching, Weighed
 from p2pwhist.games.boxwhist.engine import trick_strength
 from p2pwhist.games.boxwhist.inference import Replay
 from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
+from p2pwhist.games.jointsearch import Deal, joint_values
 
 __all__ = ["DEFAULT_ITERATIONS", "Knowledge", "SearchBot"]
 
@@ -154,6 +155,11 @@ ENDGAME_TRICKS = 11
 SOLVE_COST = 32
 MIN_SOLVES = 8
 NODES_PER_ITERATION = 200
+# The joint end (``jointsearch``): from this many tricks left, JOINT_DEALS sampled deals are
+# searched together, the bot's next JOINT_DEPTH decisions shared by all of them.
+JOINT_TRICKS = 7
+JOINT_DEALS = 12
+JOINT_DEPTH = 3
 # Inference (``inference.Replay``): the other seats' last RECENT choices weigh each deal. ISMCTS
 # then draws its deals from a pool of weighed ones (``_Pool``): FIRST_DEALS, then one more for
 # every ITERATIONS_PER_DEAL iterations (a weighed deal costs about a millisecond, an iteration a
@@ -271,7 +277,8 @@ class Knowledge:
             pool = list(self.unknown)
             rng.shuffle(pool)
             hidden = [[] for _ in range(n)]
-            order = sorted(constrained, key=lambda j: sum(1 for c in pool if not self.void[j][c // 13]) - self.unknown_hand[j])
+            order = sorted(constrained,
+                           key=lambda j: sum(1 for c in pool if not self.void[j][c // 13]) - self.unknown_hand[j])
             ok = True
             for j in order:
                 allowed = [c for c in pool if not self.void[j][c // 13]]
@@ -292,6 +299,14 @@ class Knowledge:
         for j in constrained:
             hidden[j], pool = pool[:self.unknown_hand[j]], pool[self.unknown_hand[j]:]
         return pool, hidden
+
+
+# Rule 8 as tables (the playouts' inner loop): a card's strength in a trick,
+# ``_STRENGTH[trump + 1][suit led][card]`` (``engine.trick_strength``), and what it costs to
+# spend, ``_COST[trump + 1][card]``: its rank, plus 20 for a trump.
+_STRENGTH = tuple(tuple(tuple(trick_strength(card, led, trump) for card in range(52)) for led in range(4))
+                  for trump in range(-1, 4))
+_COST = tuple(tuple(card % 13 + (20 if card // 13 == trump else 0) for card in range(52)) for trump in range(-1, 4))
 
 
 class _Sim:
@@ -341,9 +356,11 @@ class _Sim:
         if len(trick) < n:
             self.turn = (seat + 1) % n
             return
-        led = trick[0][1] // 13
-        trump = self.trump
-        winner = max(trick, key=lambda play: trick_strength(play[1], led, trump))[0]
+        strength = _STRENGTH[self.trump + 1][trick[0][1] // 13]
+        winner, top = trick[0][0], strength[trick[0][1]]
+        for other, other_card, _ in trick:
+            if strength[other_card] > top:
+                winner, top = other, strength[other_card]
         self.won[winner] += 1
         self.may_look[winner] = True
         stack = self.stack
@@ -372,34 +389,37 @@ def _policy(sim: _Sim, rng: random.Random) -> int:
     trick = sim.trick
     n = sim.n
     later = [(seat + i) % n for i in range(1, n - len(trick))]
+    strengths = _STRENGTH[trump + 1]
     if trick:
         led = trick[0][1] // 13
         # To win, a card must beat the trick so far and anything a later seat can play.
-        bar = max(trick_strength(play[1], led, trump) for play in trick)
+        strength = strengths[led]
+        bar = -1
+        for play in trick:
+            if strength[play[1]] > bar:  # noqa: PLR1730
+                bar = strength[play[1]]
         for other in later:
-            bar = max(bar, _threat(sim, other, led, trump))
+            bar = max(bar, _threat(sim, other, led, strength))
         bars = None
     else:
-        led = -1
         bar = 0
         bars = [-2] * 4  # per suit led, computed when first needed
+    cost_of = _COST[trump + 1]
     cheapest = winner = -1
     cheapest_cost = winner_cost = 1000
     for card in moves:
-        suit = card // 13
-        cost = card % 13 + (20 if suit == trump else 0)
+        cost = cost_of[card]
         if cost < cheapest_cost:
             cheapest, cheapest_cost = card, cost
         if cost >= winner_cost:
             continue
         if bars is not None:
+            suit = card // 13
+            strength = strengths[suit]
             bar = bars[suit]
             if bar == -2:
-                bar = bars[suit] = max([_threat(sim, other, suit, trump) for other in later] or [-1])
-            lead = suit
-        else:
-            lead = led
-        if trick_strength(card, lead, trump) > bar:
+                bar = bars[suit] = max([_threat(sim, other, suit, strength) for other in later] or [-1])
+        if strength[card] > bar:
             winner, winner_cost = card, cost
     if winner < 0:
         return cheapest
@@ -416,21 +436,23 @@ def _policy(sim: _Sim, rng: random.Random) -> int:
     return winner
 
 
-def _threat(sim: _Sim, seat: int, led: int, trump: int) -> int:
-    """The strongest card ``seat`` may play to a trick led in ``led`` (-1 if none)."""
+def _threat(sim: _Sim, seat: int, led: int, strength: tuple[int, ...]) -> int:
+    """The strongest card ``seat`` may play to a trick led in ``led`` (-1 if none), by
+    ``strength`` (``_STRENGTH`` for the trump and that suit)."""
     hand = sim.hands[seat]
-    if not hand:
-        cards = sim.boxes[seat]
-    else:
-        cards = [c for c in hand if c // 13 == led]
-        if not cards:
-            cards = hand + sim.boxes[seat] if sim.may_look[seat] else hand
     top = -1
+    if hand:
+        for c in hand:  # following suit
+            if c // 13 == led and strength[c] > top:  # noqa: PLR1730 (max is slower in this inner loop)
+                top = strength[c]
+        if top >= 0:
+            return top
+        cards = hand + sim.boxes[seat] if sim.may_look[seat] else hand
+    else:
+        cards = sim.boxes[seat]
     for c in cards:
-        suit = c // 13
-        s = c % 13 + (100 if suit == trump else 50 if suit == led else 0)
-        if s > top:  # noqa: PLR1730 (a call to max is slower in this inner loop)
-            top = s
+        if strength[c] > top:  # noqa: PLR1730
+            top = strength[c]
     return top
 
 
@@ -483,10 +505,11 @@ class SearchBot(Searching):
 
     def __init__(self, rng: random.Random, playouts: int | None = None, clock: Callable[[], float] | None = None,
                  time_limit: float | None = None, uct: float = UCT, endgame: bool = True, inference: bool = True,
-                 **parallel) -> None:
+                 joint: bool = False, **parallel) -> None:
         super().__init__(rng, playouts, clock, time_limit, **parallel)
         self.uct = uct
         self.endgame = endgame
+        self.joint = joint
         self.inference = inference
 
     def obvious(self, view) -> Play | None:
@@ -519,7 +542,11 @@ class SearchBot(Searching):
         trump = k.trump
         tiebreak = {card: (card % 13 + (20 if card // 13 == trump else 0), card) for card in move_of}
         parts = []
-        if self.endgame and k.players == 2 and not k.stack_size and k.tricks_left <= ENDGAME_TRICKS:
+        if (self.joint and k.players == 2 and not k.stack_size and k.tricks_left <= JOINT_TRICKS
+                and all(c is not None for _, c in k.box)):
+            parts = self.runner(joint_part, [(k, replay, self.playouts, seed, clock, deadline) for seed in seeds])
+        if not any(part.samples for part in parts) and (
+                self.endgame and k.players == 2 and not k.stack_size and k.tricks_left <= ENDGAME_TRICKS):
             parts = self.runner(solve_part, [(k, replay, list(move_of), self.playouts, seed, clock, deadline)
                                              for seed in seeds])
         if not any(part.samples for part in parts):  # no endgame, or its first deal too slow to solve
@@ -623,6 +650,39 @@ def solve_part(k: Knowledge, replay: Replay | None, cards: list[int], budget: in
         out.samples += 1
     scale = out.samples / weights if weights > 0 else 0.0
     out.update((card, (out.samples, total * scale)) for card, total in totals.items())
+    return out
+
+
+def joint_part(k: Knowledge, replay: Replay | None, budget: int, seed: int, clock: Callable[[], float] | None,
+               deadline: float | None) -> _Part:
+    """At 2 players near the end, our box known: ``JOINT_DEALS`` sampled deals searched together
+    (``jointsearch``), our next ``JOINT_DEPTH`` decisions shared by all of them, the deals weighed
+    by ``replay``. Within ``budget * NODES_PER_ITERATION`` positions and the deadline, else it
+    returns no samples (the caller solves deal by deal instead)."""
+    rng = random.Random(seed)
+    deals = []
+    nodes = budget * NODES_PER_ITERATION
+    solvers: list[Solver] = []
+
+    def stop() -> bool:
+        return sum(s.nodes for s in solvers) > nodes or (deadline is not None and clock() >= deadline)  # type: ignore[misc]
+
+    for _ in range(JOINT_DEALS):
+        hands, boxes, stack, my_box = k.sample(rng)
+        weight = 1.0 if replay is None else replay.weight(replay.deck(hands, boxes, stack, my_box, k.known))
+        solver = Solver(k.trump, rng.randrange(52), stop)
+        solvers.append(solver)
+        deals.append(Deal((_mask(hands[0]), _mask(hands[1])), (_mask(boxes[0]), _mask(boxes[1])), weight, solver))
+    out = _Part()
+    if not sum(deal.weight for deal in deals):
+        deals = [Deal(d.hands, d.reserves, 1.0, d.solver) for d in deals]  # no deal fits the model: uniform
+    try:
+        values = joint_values(deals, k.turn, k.trump, (k.may_look[0], k.may_look[1]),
+                              k.trick[0][1] if k.trick else -1, (k.tricks_won[0], k.tricks_won[1]), JOINT_DEPTH)
+    except OutOfTime:
+        return out
+    out.samples = len(deals)
+    out.update((card, (len(deals), value * len(deals))) for card, value in values.items())
     return out
 
 
