@@ -36,7 +36,12 @@ frames of these kinds:
   mutated; or, one game in ten, by a frame outside the log (a VOUCH, READY, HELLO, DONE,
   REJOIN, a host's LOBBY...). The host must refuse it and end the game cleanly: exit code 1
   and one line on stderr, ``p2pwhist: ...``, naming the sender. A host with ``--hands 1``
-  exits after every game; it is restarted whenever it exits.
+  exits after every game; it is restarted whenever it exits. A host that closed our connection
+  over a mutated frame ends its game only once its ``--wait`` for us is over (a forfeit by
+  absence), so its exit is awaited beside the run (``EXIT_DEADLINE`` as for any game's end,
+  then the same checks) while the next frames go to a fresh host, in a copy of the home
+  without its saved games (a host run with the same command line would take an unfinished
+  game found there over).
 
 Found and printed, one line each: crashes (a "Traceback" on the host's stderr, or an exit
 other than 0 or 1 with a one-line "p2pwhist: ..." error, or any exit caused by a pre-login
@@ -78,6 +83,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections import Counter, deque
@@ -1517,6 +1523,26 @@ class Stats:
     replays: int = 0  # fresh hosts started to find which frame crashed one
 
 
+@dataclass
+class Ending:
+    """A mutated game's host left to end its game while the run goes on (``Fuzzer.end_later``):
+    a thread waits up to ``EXIT_DEADLINE`` for its exit, ``exited`` says whether it came."""
+
+    host: HostProc
+    label: str
+    sent: Sent
+    verdict: str
+    exited: bool = False
+    thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        def wait() -> None:
+            self.exited = self.host.wait(EXIT_DEADLINE) is not None
+
+        self.thread = threading.Thread(target=wait, daemon=True)
+        self.thread.start()
+
+
 class HostWontStart(Exception):
     """The host process does not get as far as listening (say, the code is mid-edit)."""
 
@@ -1547,6 +1573,7 @@ class Fuzzer:
         self.accepted_parts: set[str] = set()  # HELLO mutations seen accepted: not worth a game again
         self.valid = False  # the pre-login frame in flight is an honest HELLO
         self.startup_failures = 0
+        self.ending: list[Ending] = []  # mutated games' hosts whose exit is awaited beside the run
 
     # -- hosts -------------------------------------------------------------------------------
 
@@ -1668,6 +1695,7 @@ class Fuzzer:
                             self.retire(host)
                     if self.stats.frames == frames_before:
                         self.stats.frames += 1  # never loop forever on one failing step
+                self.settle()
                 if self.stats.frames >= next_progress:
                     next_progress += max(self.target // 10, 1)
                     self.progress(started)
@@ -1675,6 +1703,7 @@ class Fuzzer:
             self.aborted = str(error)
             self.report(f"stopping early: {error}")
         finally:
+            self.settle(every=True)
             for host in (self.host, self.lobby_host):
                 if host is not None:
                     self.retire(host)
@@ -1971,7 +2000,12 @@ class Fuzzer:
         ``broken`` (an honest game went wrong) even a clean exit. Returns the host's one-line
         error (or None)."""
         host.wait(EXIT_DEADLINE)
-        if host.code is None:
+        return self.judge_exit(host, host.code is not None, kind, label, culprit, why, names, broken)
+
+    def judge_exit(self, host: HostProc, exited: bool, kind: str, label: str, culprit: Sent, why: str,
+                   names: tuple[str, ...] = (), broken: bool = False) -> str | None:
+        """``expect_exit``'s checks once the wait is over; ``exited``: within ``EXIT_DEADLINE``."""
+        if not exited:
             self.hang(host, kind, label, culprit, f"the host did not exit within {EXIT_DEADLINE:g} s ({why})")
             return None
         problem = self.exit_problem(host)
@@ -2165,15 +2199,38 @@ class Fuzzer:
                 self.hang(host, "game_mutated", label, sent,
                           f"the game did not end within {GAME_END_DEADLINE:g} s of the mutated frame")
                 return
-        self.expect_exit(host, "game_mutated", label, sent, f"after a mutated frame ({verdict})",
-                         names=(JOINER_NAME, "seat 1"))
-        # 0: it finished the match, with our message in it, unless it closed our connection at
-        # once: then it dropped the frame with the connection that carried it, proving nothing,
-        # and, the fuzzer not returning, declared its forfeit (session.md §5): a refusal.
-        if verdict == "accepted" or (host.code == 0 and verdict != "closed"):
-            self.stats.accepted_mutations[label] += 1
-        else:
-            self.stats.refused_mutations += 1
+        self.end_later(Ending(host, label, sent, verdict))
+
+    def end_later(self, ending: Ending) -> None:
+        """Leave a mutated game's host to end its game (a forfeit by absence takes its --wait)
+        while the run goes on against a fresh host, in a fresh copy of the home without its
+        games; ``settle`` judges it as ``expect_exit`` would have."""
+        self.forget(ending.host)
+        home = self.work / f"home-{ending.host.number}"
+        shutil.copytree(self.home, home, ignore=shutil.ignore_patterns("games"))
+        self.home = home
+        ending.start()
+        self.ending.append(ending)
+
+    def settle(self, every: bool = False) -> None:
+        """Judge the mutated games' hosts whose wait for an exit is over (``every``: all of
+        them, waiting as long as it takes)."""
+        for ending in list(self.ending):
+            if every:
+                ending.thread.join()
+            elif ending.thread.is_alive():
+                continue
+            self.ending.remove(ending)
+            host, label, verdict = ending.host, ending.label, ending.verdict
+            self.judge_exit(host, ending.exited, "game_mutated", label, ending.sent,
+                            f"after a mutated frame ({verdict})", names=(JOINER_NAME, "seat 1"))
+            # 0: it finished the match, with our message in it, unless it closed our connection at
+            # once: then it dropped the frame with the connection that carried it, proving nothing,
+            # and, the fuzzer not returning, declared its forfeit (session.md §5): a refusal.
+            if verdict == "accepted" or (host.code == 0 and verdict != "closed"):
+                self.stats.accepted_mutations[label] += 1
+            else:
+                self.stats.refused_mutations += 1
 
     def _sign_raw(self, signed: Raw) -> bytes:
         return msgpack.packb([bytes(signed), self.key.sign(bytes(signed))], use_bin_type=True)

@@ -3,7 +3,7 @@ Box cheats, caught at once or by the end-of-game audit.
 
 The matches run real ``python -m p2pwhist host/join`` processes (``netutil.Peers``); the cheats
 are networked games in this trio process with one test-only cheater, built with the cheat
-catalogue's helpers (``test_cheats``).
+catalogue's helpers (``test_cheats``), on trio's mock clock as there.
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def test_show_prints_each_box_games_record_and_the_match_table(four_seed, tmp_pa
 BOX3 = Box(3)
 
 
-async def test_claiming_a_card_not_held_is_caught_at_once_in_box(tmp_path, monkeypatch):
+async def test_claiming_a_card_not_held_is_caught_at_once_in_box(tmp_path, monkeypatch, autojump_clock):
     """Bob plays a hand card but names another card, one he does not hold."""
 
     def claim_another_card(session, value, honest):
@@ -132,7 +132,7 @@ async def test_claiming_a_card_not_held_is_caught_at_once_in_box(tmp_path, monke
     assert_caught(table, CHEATER, "which is not the card there", "at once")
 
 
-async def test_a_box_card_named_instead_of_taken_blind_is_caught_at_once(tmp_path, monkeypatch):
+async def test_a_box_card_named_instead_of_taken_blind_is_caught_at_once(tmp_path, monkeypatch, autojump_clock):
     """Bob claims a closed box card by name (the box is dealt face down: nobody, its owner
     included, may see it), dressing up a claim of one of his hand cards."""
     named = []

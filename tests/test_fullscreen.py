@@ -3,7 +3,9 @@ its output turned into a screen by a VT100 emulator (pyte), keys sent, the scree
 runs beside the screen's event loop (a hint thinking, a local bot) is tested in this process,
 with keys typed into the screen's own pseudo-terminal.
 
-Every wait has a deadline; nothing asserts how long anything took.
+Every wait has a deadline; nothing asserts how long anything took. A whole hand against the
+search bot is played at ``--level easy``: the screen is what is tested, and at the default level
+each of the bot's moves may take up to a second (its level is the same bot with a smaller budget).
 """
 
 from __future__ import annotations
@@ -167,7 +169,7 @@ def _play_out(terminal: Terminal, result: str) -> tuple[str, int]:
 
 
 def test_a_hand_of_box_whist_against_a_bot(terminals):
-    player = terminals("play", "--hands", "1")
+    player = terminals("play", "--hands", "1", "--level", "easy")  # the search bot, thinking briefly
     screen = player.wait_for(lambda s: "Your turn" in s or "Waiting for" in s, "the table")
     assert screen.split("\n")[0].lstrip().startswith("Box Whist")
     screen = player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn")
@@ -397,7 +399,7 @@ def _drawn_at(cols: int, rows: int, title: str) -> Callable[[str], bool]:
 
 
 def test_play_local_plays_a_whole_hand_of_box_whist_on_the_full_screen_table(terminals):
-    player = terminals("play", "--local", "--hands", "1", "--seed", "5")
+    player = terminals("play", "--local", "--hands", "1", "--seed", "5", "--level", "easy")
     screen = player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn")
     assert screen.split("\n")[0].lstrip().startswith("Box Whist \u00b7 Hand 1")
     assert len(_hand_pane(player)) == 11 and "Trumps:" in screen and "History" in screen

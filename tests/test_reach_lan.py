@@ -42,19 +42,23 @@ def test_join_with_no_address_finds_the_table_and_tables_lists_every_table_as_it
             "p2pwhist: no table heard on this network within 2 s: ask the host for the join line it printed "
             "(p2pwhist join HOST[:PORT] --expect FINGERPRINT)")
 
+        # The two hosts start at once, and the two listeners at once (each in a namespace of its
+        # own), as neither changes what the other hears.
         alice = one.p2pwhist("alice", "host", "--name", "alice", "--bot", "random", "--hands", "1000", "--no-map")
-        alice_fp = alice.wait_for(FINGERPRINT)[1]
-        alice.wait_for(ANNOUNCED)
         carol = two.p2pwhist("carol", "host", "--name", "carol", "--game", "box", "--players", "3", "--bot", "random",
                              "--hands", "1", "--no-map")
+        alice_fp = alice.wait_for(FINGERPRINT)[1]
+        alice.wait_for(ANNOUNCED)
         carol_fp = carol.wait_for(FINGERPRINT)[1]
         carol.wait_for(ANNOUNCED)
-        both = listed(three.p2pwhist("look1", "tables"))
+        look1 = three.p2pwhist("look1", "tables")
+        unsure = four.p2pwhist("unsure", "join", "--bot", "random")
+        both = listed(look1)
         assert both == [
             f"alice: Box Whist for 2, 1 of 2 seats taken, at 10.77.0.1:7878; key {alice_fp} (a new key)",
             f"carol: Box for 3, variant seed, 1 of 3 seats taken, at 10.77.0.2:7878; key {carol_fp} (a new key)",
         ]
-        several = three.p2pwhist("unsure", "join", "--bot", "random").finish()
+        several = unsure.finish()
         assert several.code == 1 and "several tables heard on this network" in several.err
 
         bob = three.p2pwhist("bob", "join", "--name", "bob", "--bot", "random", "--expect", alice_fp)
@@ -62,6 +66,7 @@ def test_join_with_no_address_finds_the_table_and_tables_lists_every_table_as_it
         bob.wait_for("Seated as bob")
         assert listed(four.p2pwhist("look2", "tables")) == [both[1]]  # alice's table is full
         assert alice.running  # and playing, not gone
+        assert stop(alice) == 130  # Ctrl-C mid-match; its game, two bots flat out, would slow what follows
         dave = four.p2pwhist("dave", "join", "--name", "dave", "--bot", "random")  # the one table left: at once
         dave.wait_for("2 of 3 seats taken")
         assert listed(three.p2pwhist("look3", "tables")) == [both[1].replace("1 of 3 seats", "2 of 3 seats")]
@@ -70,4 +75,3 @@ def test_join_with_no_address_finds_the_table_and_tables_lists_every_table_as_it
         for done in played:
             assert done.code == 0 and "Traceback" not in done.err, done.err
             valid_and_complete(Path(re.findall(r"Transcript: (\S+)", done.out)[-1]))
-        assert stop(alice) == 130  # Ctrl-C mid-match
