@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2pwhist.games.doubledummy import Position, Solver
+from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
 from p2pwhist.games.jointsearch import Deal, joint_values
 
 
@@ -84,3 +85,26 @@ def test_one_joint_decision_is_pimc_and_more_take_value_away(case):
         for card in joint:
             assert joint[card] <= previous[card] + 1e-9, (depth, card)
         previous = joint
+
+
+def test_a_stop_ends_the_search_and_no_stop_changes_nothing():
+    """The caller's ``stop`` is asked as the search goes (no clock here): saying stop raises
+    ``OutOfTime``; never saying it leaves the values as without one."""
+    rng = random.Random(4)
+    cards = rng.sample(range(52), 12)
+    mine, theirs = cards[:6], cards[6:]
+    raw = []
+    for _ in range(4):
+        box = set(rng.sample(theirs, 2))
+        raw.append(((_mask(mine), _mask(set(theirs) - box)), (0, _mask(box)), 1.0, rng.randrange(52)))
+    args = (0, 1, (True, True), -1, (10, 10), 3)
+    asked = []
+
+    def never() -> bool:
+        asked.append(1)
+        return False
+
+    assert joint_values(_deals(raw, 1), *args, stop=never) == joint_values(_deals(raw, 1), *args)
+    assert asked
+    with pytest.raises(OutOfTime):
+        joint_values(_deals(raw, 1), *args, stop=lambda: True)

@@ -16,16 +16,21 @@ is solved on its own (``Solver.outcome``). This is vector minimax, the one-vecto
 The cost grows as (moves × replies) to the power ``depth``, each leaf one solve a deal (the
 solvers keep their tables between leaves): the caller keeps it to the last few tricks.
 
-Pure: the deals come in with their weights and solvers, values go out.
+Pure: the deals come in with their weights and solvers, values go out. ``stop``, if given, is
+asked every ``STOP_EVERY`` lines searched whether to give up (``OutOfTime``), as the solvers'
+own ``stop`` is: no clock here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from p2pwhist.games.doubledummy import Position, Solver, strength, without
+from p2pwhist.games.doubledummy import OutOfTime, Position, Solver, strength, without
 
 __all__ = ["Deal", "joint_values"]
+
+STOP_EVERY = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +45,12 @@ class Deal:
 
 
 def joint_values(deals: list[Deal], me: int, trump: int, looks: tuple[bool, bool], led: int,
-                 won: tuple[int, int], depth: int) -> dict[int, float]:
+                 won: tuple[int, int], depth: int, stop: Callable[[], bool] | None = None) -> dict[int, float]:
     """For each card ``me`` (the seat to act) may play, its weighted mean value over ``deals``
     (+1 the hand won, 0 drawn, -1 lost) when ``me``'s next ``depth`` decisions (this one
     included) are made once for every deal and the rest of the hand is played deal by deal,
     both seats at their best. ``me``'s own cards must be the same in every deal."""
-    search = _Joint(deals, me, trump)
+    search = _Joint(deals, me, trump, stop)
     states = [(deal.hands, deal.reserves) for deal in deals]
     looking = int(looks[0]) | int(looks[1]) << 1
     first = deals[0]
@@ -58,8 +63,9 @@ def joint_values(deals: list[Deal], me: int, trump: int, looks: tuple[bool, bool
 
 
 class _Joint:
-    def __init__(self, deals: list[Deal], me: int, trump: int) -> None:
-        self.deals, self.me, self.trump = deals, me, trump
+    def __init__(self, deals: list[Deal], me: int, trump: int, stop: Callable[[], bool] | None) -> None:
+        self.deals, self.me, self.trump, self.stop = deals, me, trump, stop
+        self.lines = 0  # lines of play searched, for ``stop``
         self.weights = [deal.weight for deal in deals]
         self.total = sum(self.weights) or 1.0
 
@@ -69,6 +75,9 @@ class _Joint:
     def value(self, states: list, turn: int, looks: int, led: int, won: tuple[int, int], depth: int
               ) -> list[float | None]:
         """The vector from here (None for a deal this line cannot reach)."""
+        self.lines += 1
+        if self.stop is not None and self.lines % STOP_EVERY == 0 and self.stop():
+            raise OutOfTime
         live = [i for i, state in enumerate(states) if state is not None]
         hands, reserves = states[live[0]]
         if not (hands[0] | hands[1] | reserves[0] | reserves[1]) and led < 0:

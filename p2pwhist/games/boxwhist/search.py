@@ -33,6 +33,15 @@ Three things go past that (issue 25):
   the level's whole budget with a seed of its own, on the runner passed in; their root values
   add up (``games.bots``).
 
+One more was measured and is off (``joint=True`` turns it on): **less strategy fusion at the
+end** (``joint_part``). Solving each deal alone lets the bot play each as if it saw every card;
+in the last ``JOINT_TRICKS`` tricks (2 players, its own box known) ``jointsearch`` searches
+``JOINT_DEALS`` deals together, its next ``JOINT_DEPTH`` decisions shared by all of them (vector
+minimax, αμ's one-vector form). Head to head against the bot without it (normal level, no
+clock, ``scripts/duplicate.py --search 'search(joint=on)' --opponents search --seed 401``) it
+won 0.464 of 267 decided hands (0.406-0.524) over 150 deal pairs, pairs won/lost 28/36, at
+0.59 s a move on average against about 0.2: no better, and dearer.
+
 What a sample respects (the seat's knowledge, derived from the view):
 
 - its own hand, and its own box once open (rule 7); its closed box stays random;
@@ -126,7 +135,7 @@ from p2pwhist.games.bots import Budget, Searching, Weighed
 from p2pwhist.games.boxwhist.engine import trick_strength
 from p2pwhist.games.boxwhist.inference import Replay
 from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
-from p2pwhist.games.jointsearch import Deal, joint_values
+from p2pwhist.games.jointsearch import STOP_EVERY, Deal, joint_values
 
 __all__ = ["DEFAULT_ITERATIONS", "Knowledge", "SearchBot"]
 
@@ -155,8 +164,9 @@ ENDGAME_TRICKS = 11
 SOLVE_COST = 32
 MIN_SOLVES = 8
 NODES_PER_ITERATION = 200
-# The joint end (``jointsearch``): from this many tricks left, JOINT_DEALS sampled deals are
-# searched together, the bot's next JOINT_DEPTH decisions shared by all of them.
+# The joint end (``jointsearch``, off unless asked for): from this many tricks left, JOINT_DEALS
+# sampled deals are searched together, the bot's next JOINT_DEPTH decisions shared by all of
+# them (at 7 tricks about 0.17 s a decision on an idle core, at 9 about 0.9 s).
 JOINT_TRICKS = 7
 JOINT_DEALS = 12
 JOINT_DEPTH = 3
@@ -663,9 +673,15 @@ def joint_part(k: Knowledge, replay: Replay | None, budget: int, seed: int, cloc
     deals = []
     nodes = budget * NODES_PER_ITERATION
     solvers: list[Solver] = []
+    joint = [0]  # the joint search's own work, in positions: a line of play costs one a deal
 
     def stop() -> bool:
-        return sum(s.nodes for s in solvers) > nodes or (deadline is not None and clock() >= deadline)  # type: ignore[misc]
+        used = sum(s.nodes for s in solvers) + joint[0]
+        return used > nodes or (deadline is not None and clock() >= deadline)  # type: ignore[misc]
+
+    def joint_stop() -> bool:
+        joint[0] += STOP_EVERY * JOINT_DEALS
+        return stop()
 
     for _ in range(JOINT_DEALS):
         hands, boxes, stack, my_box = k.sample(rng)
@@ -678,7 +694,8 @@ def joint_part(k: Knowledge, replay: Replay | None, budget: int, seed: int, cloc
         deals = [Deal(d.hands, d.reserves, 1.0, d.solver) for d in deals]  # no deal fits the model: uniform
     try:
         values = joint_values(deals, k.turn, k.trump, (k.may_look[0], k.may_look[1]),
-                              k.trick[0][1] if k.trick else -1, (k.tricks_won[0], k.tricks_won[1]), JOINT_DEPTH)
+                              k.trick[0][1] if k.trick else -1, (k.tricks_won[0], k.tricks_won[1]), JOINT_DEPTH,
+                              joint_stop)
     except OutOfTime:
         return out
     out.samples = len(deals)
