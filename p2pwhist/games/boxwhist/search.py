@@ -121,6 +121,11 @@ over 235 pairs, pairs won/lost 41/42. So neither the exact end nor inference wit
 as the model has shown a gain yet; they cost 0.16 s a move on average instead of about 0.1,
 none over the cap. They stay on as measured equal, for the work that builds on them (a better
 model of play, less strategy fusion); ``endgame=False`` and ``inference=False`` turn them off.
+On both cores (``workers=2``, two parts of 1,000 iterations, as ``p2pwhist play`` thinks on a
+2-core machine; no clock) it took 0.631 of 363 decided hands (0.580-0.679) from the heuristic
+over the first 200 of those deal pairs, pairs won/lost 76/18. The levels, head to head with no
+clock: normal against easy 0.66 of 100 decided hands (0.563-0.745) over 59 pairs, pairs won/lost
+25/5; hard against normal 0.61 of 23 (0.408-0.778) over the 13 pairs the machine allowed.
 """
 
 from __future__ import annotations
