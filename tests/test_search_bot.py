@@ -259,7 +259,8 @@ def test_the_cap_runs_from_the_call_before_the_view_is_read():
     view = LoggedView(PublicView(hand.view(hand.turn)), log)
     bot = SearchBot(random.Random(0), playouts=5, clock=clock, time_limit=1.0)
     assert hand.view(hand.turn).refusal(bot.choose(view)) is None
-    assert log[0] == "clock" and "legal_moves" in log and log.count("clock") == 5  # the deadline, then before each iteration but the first
+    # The deadline, then before each iteration but the first.
+    assert log[0] == "clock" and "legal_moves" in log and log.count("clock") == 5
 
 
 def test_rejects_a_bad_budget():
