@@ -39,8 +39,9 @@ in the last ``JOINT_TRICKS`` tricks (2 players, its own box known) ``jointsearch
 ``JOINT_DEALS`` deals together, its next ``JOINT_DEPTH`` decisions shared by all of them (vector
 minimax, αμ's one-vector form). Head to head against the bot without it (normal level, no
 clock, ``scripts/duplicate.py --search 'search(joint=on)' --opponents search --seed 401``) it
-won 0.464 of 267 decided hands (0.406-0.524) over 150 deal pairs, pairs won/lost 28/36, at
-0.59 s a move on average against about 0.2: no better, and dearer.
+won 0.464 of 267 decided hands (0.406-0.524) over 150 deal pairs, pairs won/lost 28/36: no
+better. (It took 0.59 s a move on average, with no clock and the machine loaded by other runs;
+the bot without it was not timed in that run.)
 
 What a sample respects (the seat's knowledge, derived from the view):
 
