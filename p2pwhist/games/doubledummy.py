@@ -106,13 +106,9 @@ class Solver:
                 mine = mine if me == 0 else remaining - mine
                 value = (1.0 if mine >= win else 0.0 if mine == tie else -1.0) + MARGIN * (2 * mine - remaining + ahead)
             else:
-                value = -1.0
-                for need, worth in ((win, 1.0), (tie, 0.0)):
-                    if need is None:
-                        continue
-                    if self._reaches(hands, reserves, looks, me, led, run[0], need, remaining):
-                        value = worth
-                        break
+                first = run[0]  # the question is asked here and now: the closure sees this run's
+                value = self._worth(me, remaining, win, tie,
+                                    lambda low, high: self._move(hands, reserves, looks, me, led, first, low, high))
             for card in run:
                 out[card] = value
         return out
@@ -124,32 +120,32 @@ class Solver:
         hands, reserves = position.hands, position.reserves
         looks = position.looks[0] | position.looks[1] << 1
         remaining, _, win, tie = _thresholds(position, won)
+
+        def probe(low: int, high: int) -> int:  # from a trick's start, or after its first card
+            if led < 0:
+                return self.search(hands, reserves, looks, me, low, high)
+            return self._best(hands, reserves, looks, me, led, low, high)
+
+        return self._worth(me, remaining, win, tie, probe)
+
+    @staticmethod
+    def _worth(me: int, remaining: int, win: int, tie: int | None, probe: Callable[[int, int], int]) -> float:
+        """+1 if ``me`` can take ``win`` of the ``remaining`` tricks, else 0 if it can take
+        ``tie``, else -1: one null-window question each, ``probe(alpha, beta)`` searching seat
+        0's tricks from the position asked about."""
         for need, worth in ((win, 1.0), (tie, 0.0)):
             if need is None:
                 continue
             if need <= 0:
                 return worth
-            # One null-window search on seat 0's tricks, from a trick's start or its second card.
             if me == 0:
-                low, high = need - 1, need
+                if probe(need - 1, need) >= need:
+                    return worth
             else:
-                low = high = remaining - need  # seat 0 must take at most this many
-                high += 1
-            tricks = (self.search(hands, reserves, looks, me, low, high) if led < 0
-                      else self._best(hands, reserves, looks, me, led, low, high))
-            if (tricks >= need) if me == 0 else (tricks <= low):
-                return worth
+                most = remaining - need  # seat 0 must take at most this many
+                if probe(most, most + 1) <= most:
+                    return worth
         return -1.0
-
-    def _reaches(self, hands, reserves, looks, me, led, card, need, remaining) -> bool:
-        """Whether ``me``, playing ``card``, can take at least ``need`` of the ``remaining``
-        tricks: one null-window search on seat 0's tricks."""
-        if need <= 0:
-            return True
-        if me == 0:
-            return self._move(hands, reserves, looks, me, led, card, need - 1, need) >= need
-        most = remaining - need  # seat 0 must take at most this many
-        return self._move(hands, reserves, looks, me, led, card, most, most + 1) <= most
 
     # -- the search ----------------------------------------------------------------------
 

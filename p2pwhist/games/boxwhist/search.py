@@ -586,6 +586,14 @@ class SearchBot(Searching):
         return self.last_weighed[0].move
 
 
+def _weight(k: Knowledge, replay: Replay | None, deal: tuple) -> float:
+    """How likely a deal sampled from ``k`` is, by ``replay`` (1 without one)."""
+    if replay is None:
+        return 1.0
+    hands, boxes, stack, my_box = deal
+    return replay.weight(replay.deck(hands, boxes, stack, my_box, k.known))
+
+
 class _Pool:
     """Deals sampled from ``k`` and weighed by ``replay``, from which ISMCTS draws by weight: it
     starts with ``FIRST_DEALS`` and grows by one every ``ITERATIONS_PER_DEAL`` draws, so that it
@@ -600,8 +608,8 @@ class _Pool:
             self._add()
 
     def _add(self) -> None:
-        hands, boxes, stack, my_box = deal = self.k.sample(self.rng)
-        weight = self.replay.weight(self.replay.deck(hands, boxes, stack, my_box, self.k.known))
+        deal = self.k.sample(self.rng)
+        weight = _weight(self.k, self.replay, deal)
         self.deals.append(deal)
         self.cumulative.append((self.cumulative[-1] if self.cumulative else 0.0) + weight)
 
@@ -649,8 +657,8 @@ def solve_part(k: Knowledge, replay: Replay | None, cards: list[int], budget: in
     for solved in range(max(MIN_SOLVES, budget // SOLVE_COST)):
         if solved and deadline is not None and clock() >= deadline:  # type: ignore[misc]
             break
-        hands, boxes, stack, my_box = k.sample(rng)
-        weight = 1.0 if replay is None else replay.weight(replay.deck(hands, boxes, stack, my_box, k.known))
+        deal = hands, boxes, _, _ = k.sample(rng)
+        weight = _weight(k, replay, deal)
         position = Position(hands=(_mask(hands[0]), _mask(hands[1])), turn=k.turn, trump=k.trump,
                             reserves=(_mask(boxes[0]), _mask(boxes[1])), looks=(k.may_look[0], k.may_look[1]),
                             led=led)
@@ -693,8 +701,8 @@ def joint_part(k: Knowledge, replay: Replay | None, budget: int, seed: int, cloc
         return stop()
 
     for _ in range(JOINT_DEALS):
-        hands, boxes, stack, my_box = k.sample(rng)
-        weight = 1.0 if replay is None else replay.weight(replay.deck(hands, boxes, stack, my_box, k.known))
+        deal = hands, boxes, _, _ = k.sample(rng)
+        weight = _weight(k, replay, deal)
         solver = Solver(k.trump, rng.randrange(52), stop)
         solvers.append(solver)
         deals.append(Deal((_mask(hands[0]), _mask(hands[1])), (_mask(boxes[0]), _mask(boxes[1])), weight, solver))
