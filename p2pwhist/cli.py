@@ -17,9 +17,11 @@ never a traceback:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -402,6 +404,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    with _stopped_as_by_ctrl_c(signal.SIGTERM, signal.SIGHUP):
+        return _run(parser, args)
+
+
+@contextlib.contextmanager
+def _stopped_as_by_ctrl_c(*signals: signal.Signals) -> Iterator[None]:
+    """While the command runs, a hang-up (the terminal window closed) or a plain ``kill`` stops
+    it as Ctrl-C does, not at once: the game is saved with the words to resume it, a router's
+    port mapping removed, the bots' temporary homes deleted. Where Ctrl-C is ignored (a
+    background job) they keep their default, which ends the program at once."""
+
+    def as_ctrl_c(signum: int, frame: object) -> None:
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        else:  # to whichever handler Ctrl-C has now: trio's during a game, Python's own outside
+            os.kill(os.getpid(), signal.SIGINT)
+
+    before = {number: signal.signal(number, as_ctrl_c) for number in signals}
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """The command ``args`` names, with the errors a person may cause said in one line."""
     try:
         if args.command == "resume":  # the command that started the game, run again as it was
             args = _resumed(parser, args)

@@ -2,8 +2,11 @@
 status and its one line on stderr matter (our own usage mistakes), ``cli.main`` in this
 process."""
 
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -11,7 +14,8 @@ from p2pwhist import cli
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "p2pwhist", *args], input=stdin, capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-m", "p2pwhist", *args], input=stdin, capture_output=True, text=True,
+                          timeout=60)
 
 
 def test_help_lists_every_command():
@@ -29,6 +33,28 @@ def test_an_unreadable_record_is_a_one_line_usage_error(command, tmp_path):
         assert out.returncode == 2
         assert out.stderr.strip().count("\n") == 0 and str(path) in out.stderr
         assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("stop", [signal.SIGHUP, signal.SIGTERM], ids=["hang-up", "kill"])
+def test_a_hang_up_or_a_kill_ends_play_as_ctrl_c_does_and_the_bots_homes_go(stop, tmp_path):
+    """The terminal window closed (SIGHUP) or a plain ``kill`` (SIGTERM) in the middle of a
+    match: ``play`` ends as Ctrl-C ends it, in words, and deletes the bots' temporary homes (their
+    keys and their games' secrets); it used to die at once and leave them."""
+    out = tmp_path / "out"
+    with out.open("w") as written:
+        game = subprocess.Popen([sys.executable, "-m", "p2pwhist", "play", "--watch", "--plain", "--bot", "random",
+                                 "--hands", "1000"], stdout=written, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "P2PWHIST_HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path)})
+        end = time.monotonic() + 60
+        while "Trick 2:" not in out.read_text() and game.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+        assert "Trick 2:" in out.read_text(), out.read_text()
+        bots_homes = [path.name for path in tmp_path.glob("p2pwhist-bots-*")]
+        game.send_signal(stop)
+        _, err = game.communicate(timeout=60)
+    assert len(bots_homes) == 1  # where the bots kept their keys, while they played
+    assert game.returncode == 130 and err.strip() == "p2pwhist: interrupted", err
+    assert not list(tmp_path.glob("p2pwhist-bots-*"))
 
 
 def test_bad_option_is_a_usage_error_without_traceback():

@@ -57,8 +57,10 @@ class Terminal:
 
     def __init__(self, args: list[str], home: Path, cols: int = 80, rows: int = 24,
                  env: dict[str, str] | None = None) -> None:
+        # Its temporary files in its home too: a program killed at the test's end leaves them
+        # there, not in the machine's /tmp.
         base = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-                "P2PWHIST_HOME": str(home)}
+                "P2PWHIST_HOME": str(home), "TMPDIR": str(home)}
         base.pop("NO_COLOR", None)
         env = {**base, **(env or {})}
         _remember_a_name(home)
