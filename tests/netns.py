@@ -272,13 +272,14 @@ def start_miniupnpd(network: Network, house: HomeRouter, *, upnp: bool = True, n
     return daemon
 
 
-def stop(process: Peer) -> int:
-    """Interrupt ``process`` as Ctrl-C does (SIGINT) and return its exit status."""
-    process.popen.send_signal(signal.SIGINT)
+def stop(process: Peer, how: signal.Signals = signal.SIGINT) -> int:
+    """Interrupt ``process`` as Ctrl-C does (SIGINT; or ``how``, say a hang-up) and return its
+    exit status."""
+    process.popen.send_signal(how)
     try:
         return process.popen.wait(EXIT_DEADLINE)
     except subprocess.TimeoutExpired:
-        raise AssertionError(f"{process.name} did not exit within {EXIT_DEADLINE:g} s of SIGINT:\n"
+        raise AssertionError(f"{process.name} did not exit within {EXIT_DEADLINE:g} s of {how.name}:\n"
                              f"{process.out.read_text()}\n{process.err.read_text()}") from None
 
 

@@ -11,6 +11,7 @@ but under CI=true they fail (``netns.unavailable``)."""
 from __future__ import annotations
 
 import re
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,13 +54,14 @@ def test_a_friend_on_the_internet_joins_at_the_router_s_address_and_the_mapping_
     assert forwards(home) == []
 
 
-def test_ctrl_c_at_the_host_removes_its_mapping(house) -> None:
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "window-closed"])
+def test_ctrl_c_or_a_closed_window_at_the_host_removes_its_mapping(house, how) -> None:
     network, home = house
     start_miniupnpd(network, home, upnp=False)  # NAT-PMP only: the other way of asking
     alice = home.home.p2pwhist("alice", "host", "--name", "alice", "--bot", "random", "--port", "40123")
     assert alice.wait_for(MAPPED)[1] == f"{ROUTER_WAN}:40123"
     assert forwards(home) == [Forward(40123, HOME, 40123)]
-    assert stop(alice) == 130
+    assert stop(alice, how) == 130
     assert forwards(home) == []
 
 
