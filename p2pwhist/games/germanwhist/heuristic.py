@@ -71,29 +71,42 @@ class GermanWhistHeuristicBot:
         out = set(range(52)) - played - set(hand.values())  # not ours, not played: may beat ours
         known = {int(c) for c in view.known_hand_cards(other)}
         unseen = out - known - ({int(turned)} if turned is not None else set())
-        out_by_suit = [sorted(c % 13 for c in out if c // 13 == s) for s in range(4)]
+        # For each suit and rank, how many cards of that suit still out rank above it.
+        is_out = [[False] * 13 for _ in range(4)]
+        for c in out:
+            is_out[c // 13][c % 13] = True
+        above = []
+        for ranks in is_out:
+            counts, higher = [0] * 13, 0
+            for rank in range(12, -1, -1):
+                counts[rank] = higher
+                higher += ranks[rank]
+            above.append(counts)
 
         def value(card: int) -> float:
             suit, rank = divmod(card, 13)
-            return _value(sum(1 for r in out_by_suit[suit] if r > rank), suit == trump)
+            return _value(above[suit][rank], suit == trump)
 
         # The other hand's unknown cards are a share of the unseen ones (the rest is the
         # face-down stack); once the stack is gone the share is 1.
         unknown_slots = view.hand_sizes[other] - len(known)
         share = unknown_slots / len(unseen) if unseen else 0.0
+        known_suits = {c // 13 for c in known}
+        unseen_by_suit = [0] * 4
+        for c in unseen:
+            unseen_by_suit[c // 13] += 1
 
-        def p_beaten(card: int, led: int) -> float:
-            """Chance that the other seat, playing second, can beat ``card`` led."""
-            beats = [c for c in out if trick_strength(c, led, trump) > trick_strength(card, led, trump)]
-            if any(c in known for c in beats):
+        def p_beaten(card: int) -> float:
+            """Chance that the other seat, playing second, can beat ``card`` led: with a higher
+            card of its suit, or a trump if it is not one (rule 6)."""
+            led, rank = divmod(card, 13)
+            higher = [c for c in out if c // 13 == led and c % 13 > rank]
+            if any(c in known for c in higher) or (led != trump and trump in known_suits):
                 return 1.0
-            holds_led = any(c // 13 == led for c in known)
-            followers = [c for c in unseen if c // 13 == led]
-            p_void = 0.0 if holds_led else (1.0 - share) ** len(followers)
+            p_void = 0.0 if led in known_suits else (1.0 - share) ** unseen_by_suit[led]
             # A beater of the led suit, or (when void in it) a trump.
-            p_follow_beat = 1.0 - (1.0 - share) ** sum(1 for c in beats if c in unseen and c // 13 == led)
-            ruffs = [c for c in unseen if c // 13 == trump] if led != trump else []
-            p_ruff = 1.0 - (1.0 - share) ** len(ruffs) if not any(c // 13 == trump for c in known) else 1.0
+            p_follow_beat = 1.0 - (1.0 - share) ** sum(1 for c in higher if c in unseen)
+            p_ruff = 1.0 - (1.0 - share) ** unseen_by_suit[trump] if led != trump else 0.0
             return min(1.0, p_follow_beat + p_void * p_ruff)
 
         if turned is not None:
@@ -115,7 +128,7 @@ class GermanWhistHeuristicBot:
                 led = first // 13
                 p_win = float(trick_strength(card, led, trump) > trick_strength(first, led, trump))
             else:
-                p_win = 1.0 - p_beaten(card, card // 13)
+                p_win = 1.0 - p_beaten(card)
             score = p_win * worth - value(card) - _RANK_TIEBREAK * (card % 13)
             if trick and card // 13 != int(trick[0].card) // 13:
                 score += _SHORT_SUIT_BONUS / suit_len[card // 13]
