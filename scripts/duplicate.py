@@ -34,7 +34,9 @@ points) with its delta-method standard error over deals. A Wilson interval over 
 comparison only. It also counts the deals on which the search seat won more (less) than its
 fair share of that deal's points.
 
-The LAST line is one JSON object with the same figures. Each result names its ``game`` and
+Every 20 deals a progress line goes to stderr (the deals done, the wins or points so far,
+the seconds); a kill (SIGTERM) or Ctrl-C stops the run and its worker processes. The LAST line
+is one JSON object with the same figures. Each result names its ``game`` and
 gives the game's options by name (in rotations ``variant`` is always there, None for a game
 without one).
 
@@ -71,6 +73,7 @@ import json
 import math
 import multiprocessing
 import random
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -87,6 +90,7 @@ from p2pwhist.local import shuffled_deck
 
 Z95 = 1.959964
 MODES = ("auto", "pairs", "rotations")
+PROGRESS_EVERY = 20  # deals between progress lines on stderr
 
 
 def all_options(entry: GameEntry, options: Mapping[str, object] | str | None) -> dict:
@@ -307,6 +311,11 @@ class Timing:
                 "max_s_per_move": round(self.slowest, 4), "moves_over_cap": self.over, "moves": self.moves}
 
 
+def progress(line: str, started: float) -> None:
+    """A long run's progress on stderr, so that stdout stays the figures alone."""
+    print(f"... {line}; {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+
+
 def duel(setting: Setting, pairs: int, seed: int, jobs: int = 1, max_seconds: float | None = None) -> dict:
     """2 players: each deal played twice, the seats swapped."""
     tally = PairTally()
@@ -319,6 +328,9 @@ def duel(setting: Setting, pairs: int, seed: int, jobs: int = 1, max_seconds: fl
             timing.add(times)
             tally.hand(points, seat)
         tally.end_pair()
+        if done % PROGRESS_EVERY == 0:
+            progress(f"{done} of {pairs} pairs: {setting.subject} won {tally.won} of {tally.decided} decided hands",
+                     started)
     return {
         "game": setting.game,
         **dict(setting.options),
@@ -365,6 +377,9 @@ def rotation(setting: Setting, deals_: int, seed: int, jobs: int = 1, max_second
         per_deal.append((won, scored))
         above += won * players > scored
         below += won * players < scored
+        if len(per_deal) % PROGRESS_EVERY == 0:
+            progress(f"{len(per_deal)} of {deals_} deals: {setting.subject}'s seat won "
+                     f"{sum(w for w, _ in per_deal)} of {sum(d for _, d in per_deal)} points", started)
     won_total = sum(w for w, _ in per_deal)
     points_total = sum(d for _, d in per_deal)
     low, high = ratio_ci(per_deal)
@@ -485,6 +500,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, GameE
 
 
 def main(argv: list[str] | None = None) -> None:
+    # A kill ends the run as Ctrl-C does: the pool's workers stop too (killed at once, they
+    # would play on for nobody).
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     args, entry, options = parse_args(argv)
     pairs = args.mode == "pairs" or (args.mode == "auto" and head_to_head(entry, args.players))
     budget = entry.search_bot.budgets[args.level]

@@ -3,7 +3,9 @@
 respected (hard cap, never exceeded by more than 10%)")
 
 For each bot and level measured, the Box Whist search bot (``games/boxwhist/search.py``, 2 players) at
-every level and the Box search bot (``games/box/search.py``, 4 players, seed rules) at normal,
+every level, the Box search bot (``games/box/search.py``, 4 players, seed rules) at normal and
+the German Whist search bot (``games/germanwhist/search.py``) at every level (``--only NAME``:
+that bot alone, say ``--only 'germanwhist search'``),
 it plays hands of real games, the bot in seat 0 against the heuristic in every other seat, made
 by ``make_bot`` with ``time.perf_counter`` as its clock (as ``p2pwhist play`` makes it), and
 times every ``choose`` call that searched (a call with no choice answers at once: left out),
@@ -16,7 +18,7 @@ It measures twice: first on the machine as it is (its load average is printed), 
 ``--load N`` busy-loop processes competing for the cores (none: 0). The LAST line is one JSON
 object with the same figures.
 
-    python scripts/time_cap.py [--moves N] [--load N] [--seed S]
+    python scripts/time_cap.py [--moves N] [--load N] [--seed S] [--only NAME]
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ from p2pwhist.games.box.search import BoxSearchBot
 from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
 from p2pwhist.games.boxwhist.search import SearchBot
+from p2pwhist.games.germanwhist.engine import GermanWhist
+from p2pwhist.games.germanwhist.heuristic import GermanWhistHeuristicBot
+from p2pwhist.games.germanwhist.search import GermanWhistSearchBot
 from p2pwhist.local import shuffled_deck
 
 # A competitor for the cores: a process that never sleeps.
@@ -52,9 +57,9 @@ class Subject:
     """A searching bot at a level, in a game, against the heuristic."""
 
     name: str
-    game: BoxWhist | Box
-    bot_class: type[SearchBot | BoxSearchBot]
-    opponent: type[HeuristicBot | BoxHeuristicBot]
+    game: BoxWhist | Box | GermanWhist
+    bot_class: type[SearchBot | BoxSearchBot | GermanWhistSearchBot]
+    opponent: type[HeuristicBot | BoxHeuristicBot | GermanWhistHeuristicBot]
     level: str
 
     @property
@@ -63,7 +68,9 @@ class Subject:
 
 
 SUBJECTS = [Subject("boxwhist search", BoxWhist(2), SearchBot, HeuristicBot, level) for level in LEVELS] + [
-    Subject("box search", Box(4), BoxSearchBot, BoxHeuristicBot, DEFAULT_LEVEL)]
+    Subject("box search", Box(4), BoxSearchBot, BoxHeuristicBot, DEFAULT_LEVEL)] + [
+    Subject("germanwhist search", GermanWhist(), GermanWhistSearchBot, GermanWhistHeuristicBot, level)
+    for level in LEVELS]
 
 
 def times_per_move(subject: Subject, moves: int, seed: int) -> list[float]:
@@ -111,12 +118,12 @@ def figures(subject: Subject, times: list[float], load: int) -> dict:
     }
 
 
-def measure(moves: int, seed: int, load: int) -> list[dict]:
-    """Every subject, with ``load`` busy-loop processes running meanwhile."""
+def measure(subjects: list[Subject], moves: int, seed: int, load: int) -> list[dict]:
+    """Each subject, with ``load`` busy-loop processes running meanwhile."""
     competitors = [subprocess.Popen(BUSY_LOOP) for _ in range(load)]
     try:
         rows = []
-        for subject in SUBJECTS:
+        for subject in subjects:
             row = figures(subject, times_per_move(subject, moves, seed), load)
             rows.append(row)
             print(f"{row['bot']} {row['level']} (cap {row['cap']} s), {load} busy processes: {row['moves']} moves, "
@@ -135,12 +142,15 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=200, help="per bot and level")
     parser.add_argument("--load", type=int, default=2, help="busy-loop processes in the second measurement")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", choices=sorted({subject.name for subject in SUBJECTS}),
+                        help="measure this bot alone (at each of its levels)")
     args = parser.parse_args()
+    subjects = [subject for subject in SUBJECTS if args.only in (None, subject.name)]
     loadavg = [round(x, 2) for x in os.getloadavg()]
     print(f"{os.cpu_count()} cores; load average {loadavg} before the first measurement", flush=True)
-    rows = measure(args.moves, args.seed, 0)
+    rows = measure(subjects, args.moves, args.seed, 0)
     if args.load:
-        rows += measure(args.moves, args.seed, args.load)
+        rows += measure(subjects, args.moves, args.seed, args.load)
     print(json.dumps({"cores": os.cpu_count(), "load_average_at_start": loadavg, "moves_per_bot": args.moves,
                       "seed": args.seed, "results": rows}))
 
