@@ -7,7 +7,8 @@ import random
 
 from p2pwhist.games.bots import RandomBot, make_bot
 from p2pwhist.games.germanwhist.engine import GermanWhist
-from p2pwhist.games.germanwhist.search import _deal, _Knowledge
+from p2pwhist.games.germanwhist.heuristic import GermanWhistHeuristicBot
+from p2pwhist.games.germanwhist.search import _deal, _Knowledge, _replayed, _sampled
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, shuffled_deck
 
@@ -77,6 +78,31 @@ def test_a_sampled_deal_keeps_what_the_seat_sees_and_the_other_seats_voids():
             for p, suits in knowledge.forbidden.items():
                 assert sample[p] // 13 not in suits
                 assert hand.cards[p].suit not in suits  # the true deal meets every void too
+
+
+def test_inference_picks_deals_on_which_the_other_seats_moves_were_likelier():
+    """Against the heuristic, mid-stack: the deals inference picks make the other seat's asked
+    moves likelier, under the model, than uniformly sampled deals do; without a model a deal is
+    sampled as before."""
+    model = GermanWhistHeuristicBot(random.Random(0))
+    rng = random.Random(8)
+    lifts = []
+    for deal in range(6):
+        hand = GAME.new_hand(deal % 2, (), shuffled_deck(GAME, rng))
+        for _ in range(rng.randrange(12, 22)):  # both seats the heuristic, still in the stack phase
+            hand.apply(model.choose(hand.view(hand.turn)))
+        knowledge = _Knowledge(hand.view(hand.turn))
+        assert knowledge.asked
+
+        def likelihood(sampled) -> float:
+            return _replayed(GAME, knowledge, [int(c) for c in sampled.cards], model)[1]
+
+        uniform = [likelihood(_sampled(GAME, knowledge, None, rng)) for _ in range(150)]
+        inferred = [likelihood(_sampled(GAME, knowledge, model, rng)) for _ in range(150)]
+        lifts.append(sum(inferred) / sum(uniform))
+    assert min(lifts) > 1 and sum(lifts) / len(lifts) > 1.5, lifts  # picked at random: about 1
+    seeded = [_sampled(GAME, knowledge, None, random.Random(3)).cards for _ in range(2)]
+    assert seeded[0] == seeded[1] == knowledge.sample(random.Random(3))
 
 
 def _end_views(seed: int):

@@ -25,6 +25,7 @@ workers, never on the runner (without a clock).
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -77,6 +78,26 @@ def vote_part(deal: Deal, job: tuple[Any, ...], choices: int, deals: int, seed: 
         totals = [t + x for t, x in zip(totals, scores, strict=True)]
         done += 1
     return totals, done
+
+
+# A heuristic's scores as a model of how a player plays (inference: how likely a sampled deal is,
+# given the moves the other seats made): the best-scored move most often, the others by how close
+# they come, and any move sometimes, since no model is the player's real mind. Scores are in
+# tricks, and a heuristic's moves differ by a tenth of a trick or more when the choice matters.
+MODEL_TEMPERATURE = 0.1
+MODEL_NOISE = 0.1
+
+
+def modelled_chance(scores: Sequence[float], made: int | None) -> float:
+    """The chance that a player whose moves score ``scores`` made move ``made`` (an index into
+    them; None: a move the model does not know, which only the noise allows):
+
+        (1 - MODEL_NOISE) * softmax(score / MODEL_TEMPERATURE)[made] + MODEL_NOISE / len(scores)
+    """
+    top = max(scores)
+    odds = [math.exp((score - top) / MODEL_TEMPERATURE) for score in scores]
+    model = 0.0 if made is None else odds[made] / sum(odds)
+    return (1 - MODEL_NOISE) * model + MODEL_NOISE / len(scores)
 
 
 class Bot(Protocol):

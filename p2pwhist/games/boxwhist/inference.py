@@ -10,7 +10,8 @@ Search in Trick-Based Card Games", IJCAI 2009).
 
 The model is the heuristic bot (``heuristic.HeuristicBot.weigh``), softened: a seat plays the
 move the heuristic scores best most often, others by how close they come, and any move
-sometimes, since no model is the seat's real mind:
+sometimes, since no model is the seat's real mind (``games.bots.modelled_chance``, which
+German Whist's search shares):
 
     P(move) = (1 - NOISE) * softmax(score / TEMPERATURE)[move] + NOISE / (moves)
 
@@ -24,19 +25,13 @@ Pure: the deal comes in, a weight goes out.
 
 from __future__ import annotations
 
-import math
-
 from p2pwhist.cards import Card
 from p2pwhist.games.base import PLAYS, HonourPolicy
+from p2pwhist.games.bots import modelled_chance
 from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhistHand, Layout
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
 
-__all__ = ["NOISE", "TEMPERATURE", "Replay"]
-
-# The model's softness (see the module docstring): scores are in tricks, and the heuristic's
-# moves differ by a tenth of a trick or more when the choice matters.
-TEMPERATURE = 0.1
-NOISE = 0.1
+__all__ = ["Replay"]
 
 
 class Replay:
@@ -101,13 +96,7 @@ class Replay:
                 if len(view.legal_moves) > 1:  # a forced move says nothing (a third of them: skip the model)
                     weighed = self.model.weigh(view)
                     if len(weighed) > 1:
-                        weight *= _chance(weighed, position)
+                        made = next((i for i, (move, _) in enumerate(weighed) if move.position == position), None)
+                        weight *= modelled_chance([score for _, score in weighed], made)
             hand.apply(PLAYS[position])
         return weight
-
-
-def _chance(weighed: list, position: int) -> float:
-    top = max(score for _, score in weighed)
-    odds = {move.position: math.exp((score - top) / TEMPERATURE) for move, score in weighed}
-    model = odds.get(position, 0.0) / sum(odds.values())
-    return (1 - NOISE) * model + NOISE / len(weighed)

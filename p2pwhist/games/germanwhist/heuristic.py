@@ -62,6 +62,13 @@ class GermanWhistHeuristicBot:
         moves = view.legal_moves
         if len(moves) == 1:
             return moves[0]
+        scores = self.scores(view)
+        return moves[max(range(len(moves)), key=scores.__getitem__)]  # of equal scores, the first
+
+    def scores(self, view) -> list[float]:
+        """The score of each of ``view.legal_moves``, in their order (the module docstring's
+        formula): ``choose`` plays the best, and a searching bot asks how likely a move was."""
+        moves = view.legal_moves
         hand = {p: int(c) for p, c in view.hand.items()}
         trump = int(view.trump)
         other = 1 - view.seat
@@ -120,7 +127,7 @@ class GermanWhistHeuristicBot:
         for c in hand.values():
             suit_len[c // 13] += 1
         trick = view.trick
-        best_score, choice = None, moves[0]
+        scores = []
         for move in moves:
             card = hand[move.position]
             if trick:
@@ -132,6 +139,5 @@ class GermanWhistHeuristicBot:
             score = p_win * worth - value(card) - _RANK_TIEBREAK * (card % 13)
             if trick and card // 13 != int(trick[0].card) // 13:
                 score += _SHORT_SUIT_BONUS / suit_len[card // 13]
-            if best_score is None or score > best_score:
-                best_score, choice = score, move
-        return choice
+            scores.append(score)
+        return scores

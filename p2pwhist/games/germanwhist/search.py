@@ -18,6 +18,12 @@ What a sample respects (derived from the view only, never from its state):
 A sample is a full deck; the hand is rebuilt on it by replaying the moves made so far, on the
 engine itself (``GermanWhistHand``: a playout is a few dozen moves, so no separate simulator).
 
+With ``inference`` (off unless asked for: not yet measured better), each deal is the pick of
+``CANDIDATES`` sampled ones, each as likely to be picked as the other seat's last ``RECENT``
+moves were on it, had it held what the deal gives it, under the heuristic as a model of its
+play (``games.bots.modelled_chance``, as Box Whist's inference weighs its deals; sampling
+importance resampling, since the vote counts every deal alike).
+
 Measured against the heuristic (each deck played in both seats; this shared 2-core machine):
 with a greedy playout (win the trick cheaply for a turned card from the ten up or a trump, else
 play low) 300 playouts only equalled the heuristic (0.500 of 80 decided hands); with the
@@ -36,7 +42,7 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from p2pwhist.games.base import PLAYS, HonourPolicy, Play
-from p2pwhist.games.bots import Budget, Searching, Weighed
+from p2pwhist.games.bots import Budget, Searching, Weighed, modelled_chance
 from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
 from p2pwhist.games.germanwhist.engine import DECK_SIZE, GermanWhistHand, dealt_hand
 from p2pwhist.games.germanwhist.heuristic import GermanWhistHeuristicBot
@@ -44,6 +50,10 @@ from p2pwhist.games.germanwhist.heuristic import GermanWhistHeuristicBot
 __all__ = ["GermanWhistSearchBot"]
 
 _SAMPLE_TRIES = 20  # constrained deals retried before the voids are dropped (a dishonest seat)
+# Inference: the other seat's last RECENT moves are asked about (each costs one heuristic
+# decision), and a deal is picked from CANDIDATES sampled ones by how likely they make them.
+RECENT = 8
+CANDIDATES = 4
 # Each scoring trick of margin adds this much to a won hand's 1 (breaks ties between moves that
 # win or lose every sample).
 _MARGIN_WEIGHT = 0.02
@@ -60,6 +70,9 @@ class _Knowledge:
         self.known = [view.card(p) for p in range(DECK_SIZE)]
         self.moves = [play.position for trick in view.tricks for play in trick.plays]
         self.moves += [play.position for play in view.trick]
+        seats = [play.seat for trick in view.tricks for play in trick.plays] + [play.seat for play in view.trick]
+        # The other seat's last moves, which inference asks the model about (indices into moves).
+        self.asked = frozenset([i for i, s in enumerate(seats) if s == other][-RECENT:])
         forbidden: dict[int, set[int]] = {}
         hands = [set(dealt_hand(s, view.dealer)) for s in range(2)]
 
@@ -108,13 +121,14 @@ class _Knowledge:
         return cards  # type: ignore[return-value]
 
 
-def _deal(game, knowledge: _Knowledge, seat: int, moves: list[Play], rng: random.Random) -> Callable[[int], float]:
+def _deal(game, knowledge: _Knowledge, seat: int, moves: list[Play], inference: bool,
+          rng: random.Random) -> Callable[[int], float]:
     """One deal sampled from ``knowledge``, the hand so far replayed on it; returns how choice i
-    of ``moves`` scores on it, played out by the heuristic's rules for both seats."""
+    of ``moves`` scores on it, played out by the heuristic's rules for both seats. With
+    ``inference``, the deal is the pick of ``CANDIDATES`` sampled ones, each as likely to be
+    picked as the other seat's asked moves were under the heuristic as a model of its play."""
     policy = GermanWhistHeuristicBot(rng)  # deterministic: the rng is never drawn from
-    root = GermanWhistHand(game, knowledge.dealer, knowledge.sample(rng), HonourPolicy.RECORD)
-    for position in knowledge.moves:
-        root.apply(PLAYS[position])
+    root = _sampled(game, knowledge, policy if inference else None, rng)
 
     def play(i: int) -> float:
         hand = root.clone()
@@ -126,6 +140,34 @@ def _deal(game, knowledge: _Knowledge, seat: int, moves: list[Play], rng: random
         return won + _MARGIN_WEIGHT * (mine - theirs)
 
     return play
+
+
+def _sampled(game, knowledge: _Knowledge, model: GermanWhistHeuristicBot | None,
+             rng: random.Random) -> GermanWhistHand:
+    """A deal sampled from ``knowledge``, the hand so far replayed on it; with a ``model``, the
+    pick of ``CANDIDATES`` sampled deals, each as likely to be picked as the other seat's asked
+    moves were on it under the model."""
+    if model is None or not knowledge.asked:
+        return _replayed(game, knowledge, knowledge.sample(rng), None)[0]
+    replayed = [_replayed(game, knowledge, knowledge.sample(rng), model) for _ in range(CANDIDATES)]
+    return rng.choices([hand for hand, _ in replayed], weights=[weight for _, weight in replayed])[0]
+
+
+def _replayed(game, knowledge: _Knowledge, cards: list[int],
+              model: GermanWhistHeuristicBot | None) -> tuple[GermanWhistHand, float]:
+    """The hand so far replayed on a sampled deck, and how likely the other seat's asked moves
+    were on it under ``model`` (1 without one): the view it had at each is exactly what it saw."""
+    hand = GermanWhistHand(game, knowledge.dealer, cards, HonourPolicy.RECORD)
+    weight = 1.0
+    for i, position in enumerate(knowledge.moves):
+        if model is not None and i in knowledge.asked:
+            view = hand.view(hand.turn)
+            legal = view.legal_moves
+            if len(legal) > 1:
+                made = next(k for k, move in enumerate(legal) if move.position == position)
+                weight *= modelled_chance(model.scores(view), made)
+        hand.apply(PLAYS[position])
+    return hand, weight
 
 
 class GermanWhistSearchBot(Searching):
@@ -142,9 +184,11 @@ class GermanWhistSearchBot(Searching):
     score_words = "wins the hand in about {share:.0%} of the deals tried"
 
     def __init__(self, rng: random.Random, playouts: int | None = None, clock: Callable[[], float] | None = None,
-                 time_limit: float | None = None, endgame: bool = True, **parallel) -> None:
+                 time_limit: float | None = None, endgame: bool = True, inference: bool = False,
+                 **parallel) -> None:
         super().__init__(rng, playouts, clock, time_limit, **parallel)
         self.endgame = endgame  # solve the end exactly (off: PIMC to the last trick, for comparison)
+        self.inference = inference  # pick deals by how the other seat played (off until measured better)
 
     def choose(self, view) -> Play:
         moves = view.legal_moves
@@ -164,7 +208,7 @@ class GermanWhistSearchBot(Searching):
             solved = self.solve(game, knowledge, moves, None if halfway is None else lambda: clock() >= halfway)
             if solved is not None:
                 return solved
-        move = moves[self.vote(len(moves), _deal, (game, knowledge, seat, moves), deadline)]
+        move = moves[self.vote(len(moves), _deal, (game, knowledge, seat, moves, self.inference), deadline)]
         self.last_weighed = self.weighed(moves)
         return move
 
