@@ -13,7 +13,7 @@ move the heuristic scores best most often, others by how close they come, and an
 sometimes, since no model is the seat's real mind (``games.bots.modelled_chance``, which
 German Whist's search shares):
 
-    P(move) = (1 - NOISE) * softmax(score / TEMPERATURE)[move] + NOISE / (moves)
+    P(move) = (1 - MODEL_NOISE) * softmax(score / MODEL_TEMPERATURE)[move] + MODEL_NOISE / (moves)
 
 To ask the model, the hand is replayed on the sampled deal with the real engine
 (``BoxWhistHand``), so each seat's view at each of its past decisions is exactly what it saw
