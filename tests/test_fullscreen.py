@@ -345,7 +345,7 @@ def test_a_forfeit_by_absence_is_a_player_who_left_on_every_screen_and_record(te
     host.send("\r")
     host.wait_for(lambda s: host.closed, "the table closed")
     out = host.output
-    assert "bob left the match" in out and "caught" not in out
+    assert "bob left the match: lost connection and did not return within 0:10" in out and "caught" not in out
     transcript = re.search(r"p2pwhist verify (\S+)", out).group(1).strip("'")
     shown = subprocess.run([sys.executable, "-m", "p2pwhist", "show", transcript], capture_output=True, text=True,
                            timeout=DEADLINE)

@@ -166,7 +166,7 @@ async def test_a_seat_that_thinks_too_long_forfeits(tmp_path, nursery, autojump_
     told: list[str] = []
     bob = options("bob", tmp=tmp_path, lines=told, timeout=600.0)
     bob.agent = thinker.agent()
-    with pytest.raises(net.NetError, match="alice declared that bob forfeits the match \\(bob took longer than "
+    with pytest.raises(net.NetError, match="alice declared that bob forfeits the match \\(took longer than "
                        "0:30 over one message\\); bob does not sign its own forfeit"):
         await net.join(bob, "alice.lan", 7878, connect=hosted.network.connector())
     record = await hosted.end()

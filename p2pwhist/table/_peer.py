@@ -220,7 +220,9 @@ class Peer:
             return []
         if not session.begun:  # before every seat accepted, nobody has anything to lose
             return self.stop(TableError(f"{who} {reason}", seat))
-        message = session.forfeit(seat, f"{self.names[seat]} {reason}")
+        # The reason without the name: every line that shows it names the seat first ("bob
+        # left the match: lost connection and did not return within 5:00").
+        message = session.forfeit(seat, reason)
         return self._logged(message) + self._after(message)
 
     def stop(self, error: TableError) -> list[Action]:
