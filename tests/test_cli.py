@@ -53,7 +53,10 @@ def test_a_hang_up_or_a_kill_ends_play_as_ctrl_c_does_and_the_bots_homes_go(stop
         game.send_signal(stop)
         _, err = game.communicate(timeout=60)
     assert len(bots_homes) == 1  # where the bots kept their keys, while they played
-    assert game.returncode == 130 and err.strip() == "p2pwhist: interrupted", err
+    # Its last word, as for Ctrl-C (whose KeyboardInterrupt, raised where trio does not protect
+    # the code, can rarely leave a coroutine never awaited and Python warning of it just before).
+    assert game.returncode == 130 and err.strip().splitlines()[-1] == "p2pwhist: interrupted", err
+    assert "Traceback" not in err
     assert not list(tmp_path.glob("p2pwhist-bots-*"))
 
 
