@@ -76,11 +76,10 @@ class _Knowledge:
         other = 1 - seat
         self.dealer = view.dealer
         self.known = [view.card(p) for p in range(DECK_SIZE)]
-        self.moves = [play.position for trick in view.tricks for play in trick.plays]
-        self.moves += [play.position for play in view.trick]
-        seats = [play.seat for trick in view.tricks for play in trick.plays] + [play.seat for play in view.trick]
+        plays = [play for trick in view.tricks for play in trick.plays] + list(view.trick)
+        self.moves = [play.position for play in plays]
         # The other seat's last moves, which inference asks the model about (indices into moves).
-        self.asked = frozenset([i for i, s in enumerate(seats) if s == other][-RECENT:])
+        self.asked = frozenset([i for i, play in enumerate(plays) if play.seat == other][-RECENT:])
         forbidden: dict[int, set[int]] = {}
         hands = [set(dealt_hand(s, view.dealer)) for s in range(2)]
 
