@@ -21,7 +21,19 @@ import pytest
 import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from memnet import Cut, FakeHost, Hosted, MemoryNetwork, Seat, Thinker, Through, options, play, vouch_until_start
+from memnet import (
+    Cut,
+    FakeHost,
+    Hosted,
+    HostSide,
+    MemoryNetwork,
+    Seat,
+    Thinker,
+    Through,
+    options,
+    play,
+    vouch_until_start,
+)
 
 from p2pwhist import net
 from p2pwhist.bodies import Abort, Forfeit, Player, Table, TimeLimits
@@ -254,51 +266,93 @@ async def test_a_joiner_returning_again_and_again_after_the_match_does_not_keep_
     assert any("came back for its last messages often enough" in r.reason for r in refusals), refusals
 
 
+class _HandMadeHost:
+    """bob, a real joiner (as a task), at a hand-made host's table of one hand under
+    ``limits``: the host plays honestly with a random bot as long as the test says."""
+
+    def __init__(self, tmp_path, nursery: trio.Nursery, limits: TimeLimits) -> None:
+        self.key = Ed25519PrivateKey.generate()
+        self.network = MemoryNetwork()
+        self.limits = limits
+        self.bob = options("bob", tmp=tmp_path, seed=1)
+        self.ended: list[net.GameRecord | Exception] = []
+        self.listener = FakeHost(self.network)
+        nursery.start_soon(self._bob)
+
+    async def _bob(self) -> None:
+        try:
+            self.ended.append(await net.join(self.bob, "alice.lan", 7878, connect=self.network.connector()))
+        except Exception as error:  # noqa: BLE001 (kept for the test to judge)
+            self.ended.append(error)
+
+    async def seat(self) -> tuple[HostSide, Session]:
+        side = await self.listener.accept()
+        await side.welcome("alice", self.key)
+        assert isinstance(await side.receive(), Ready)
+        players = (Player("alice", self.key.public_key().public_bytes_raw()),
+                   Player("bob", self.bob.key.public_key().public_bytes_raw()))
+        start = start_message(self.key, Table(BoxWhist(2), MatchLength(hands=1), players, secrets.token_bytes(32), "",
+                                              self.limits))
+        await side.send_payload(start.raw)
+        return side, Session(start, HOST, self.key, lambda: secrets.token_bytes(32))
+
+    async def play(self, side: HostSide, session: Session, until=lambda session: False) -> None:
+        """Play until the log is complete, or until ``until(session)`` holds at our turn."""
+        bot = RandomBot(random.Random(3))
+        while (need := session.need) is not Need.DONE:
+            if need is Need.PEER:
+                payload = await side.receive_payload()
+                assert payload is not None
+                session.receive(payload, 1)
+            elif until(session):
+                return
+            else:
+                message = session.produce(bot.choose(session.view()) if need is Need.MOVE else None)
+                await side.send_payload(message.raw)
+
+
 async def test_a_host_that_never_says_done_does_not_keep_a_finished_joiner(tmp_path, nursery, autojump_clock):
     """A hand-made host plays the match with bob honestly, then, instead of DONE, sends a
-    NOTICE every second for ever. bob, his log complete, stays no longer than the table's
-    limit and wait from then, and keeps a complete transcript."""
-    key = Ed25519PrivateKey.generate()
-    network = MemoryNetwork()
-    host = FakeHost(network)
-    bob_options = options("bob", tmp=tmp_path, seed=1)
-    bob_key_public = bob_options.key.public_key().public_bytes_raw()
-    ended: list[object] = []
-
-    async def bob_task() -> None:
-        try:
-            ended.append(await net.join(bob_options, "alice.lan", 7878, connect=network.connector()))
-        except Exception as error:  # noqa: BLE001 (kept for the test to judge)
-            ended.append(error)
-
-    nursery.start_soon(bob_task)
-    side = await host.accept()
-    await side.welcome("alice", key)
-    assert isinstance(await side.receive(), Ready)
-    players = (Player("alice", key.public_key().public_bytes_raw()), Player("bob", bob_key_public))
-    start = start_message(key, Table(BoxWhist(2), MatchLength(hands=1), players, secrets.token_bytes(32), "",
-                                     TimeLimits(20, 30)))
-    await side.send_payload(start.raw)
-    session = Session(start, HOST, key, lambda: secrets.token_bytes(32))
-    bot = RandomBot(random.Random(3))
-    while (need := session.need) is not Need.DONE:
-        if need is Need.PEER:
-            payload = await side.receive_payload()
-            assert payload is not None
-            session.receive(payload, 1)
-        else:
-            message = session.produce(bot.choose(session.view()) if need is Need.MOVE else None)
-            await side.send_payload(message.raw)
+    NOTICE every second for ever. bob, his log complete, stays no longer than the table's wait
+    from then (a crashed host's time to be restarted), a try and a greeting, however long the
+    table gives a move, and keeps a complete transcript."""
+    table = _HandMadeHost(tmp_path, nursery, TimeLimits(86400, 30))
+    side, session = await table.seat()
+    await table.play(side, session)
     completed = trio.current_time()
-    while not ended:
+    while not table.ended:
         try:
             await side.send(Notice(1, Presence.SLOW, 0, 5))
         except trio.BrokenResourceError:  # bob has closed his end: he is leaving
             pass
         await trio.sleep(1)
-    assert isinstance(ended[0], net.GameRecord), ended
-    assert trio.current_time() - completed <= 20 + 30 + 2
-    assert verify(read_transcript(ended[0].transcript)).complete
+    assert isinstance(table.ended[0], net.GameRecord), table.ended
+    limits = table.bob.limits
+    assert trio.current_time() - completed <= 30 + limits.reconnect_most + limits.hello + 2
+    assert verify(read_transcript(table.ended[0].transcript)).complete
+
+
+async def test_a_host_that_vanishes_mid_match_lets_a_joiner_go_once_its_wait_has_passed(tmp_path, nursery,
+                                                                                        autojump_clock):
+    """A hand-made host plays a few tricks with bob on a table that gives a day a move (as
+    ``p2pwhist play`` does its bots), then vanishes as a killed process does: its connection
+    drops and its port refuses. bob tries to return for the table's wait, declares that the
+    host forfeits, and leaves then, not a day later, with a transcript verify finds complete."""
+    table = _HandMadeHost(tmp_path, nursery, TimeLimits(86400, 30))
+    side, session = await table.seat()
+    await table.play(side, session, until=lambda session: len(session.log) >= 40)
+    del table.network.listeners[("alice.lan", 7878)]
+    await side.stream.aclose()
+    vanished = trio.current_time()
+    while not table.ended:
+        await trio.sleep(1)
+    record = table.ended[0]
+    assert isinstance(record, net.GameRecord), record
+    assert record.outcome.forfeited.seat == HOST
+    assert record.outcome.forfeited.reason == "lost connection and did not return within 0:30"
+    assert trio.current_time() - vanished <= 30 + 2
+    verdict = verify(read_transcript(record.transcript))
+    assert verdict.complete and verdict.session.outcome.forfeited.seat == HOST
 
 
 # -- 7. silent connections cannot keep a returning player out ----------------------------------------

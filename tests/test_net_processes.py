@@ -4,6 +4,8 @@ network edge runs in memory (test_table_*.py).
 - A whole match between separate processes, as users run it: the transcripts byte-identical
   on every peer, and valid and complete to ``verify``; and ``play --watch``, whose bots are
   processes of their own.
+- A joiner whose host is killed (SIGKILL: no last word) declares the host's forfeit once the
+  table's wait has passed, and exits with its transcript complete.
 - The operating system's words reaching the user in one line: a port already in use (our
   own usage: exit status 2), a port nobody listens on (the network: exit status 1).
 - The host's memory under a flood of connections, read from /proc: only a process has it.
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from netutil import DEADLINE, POLL, FakePeer, Host, Peers, free_port, seat_at
+from netutil import DEADLINE, POLL, FakePeer, FrameCounter, Host, Peers, free_port, seat_at
 
 from p2pwhist.signed import Kind
 from p2pwhist.table import Ready, encode
@@ -58,6 +60,27 @@ def test_play_watch_runs_bots_as_networked_peers_named_by_kind_and_seat(tmp_path
     assert "Traceback" not in done.err
     assert re.search(r"^Match over\. Final points: random-0 \d, random-1 \d, random-2 \d, random-3 \d;", done.out,
                      re.MULTILINE)
+
+
+def test_a_joiner_whose_host_is_killed_mid_match_declares_its_forfeit_after_the_wait(tmp_path):
+    """The host dies as a killed process does, with no last word; bob cannot reach it again.
+    Once the table's wait (10 s) has passed he declares its forfeit and exits 0 with a
+    complete transcript, well within the deadline (before the fix he waited another day: the
+    table's move limit, then the wait, for a DONE nobody would send)."""
+    with Peers(tmp_path) as peers:
+        host = peers.host("alice", "--wait", "10", "--hands", "5", timeout=86400)
+        transcript = tmp_path / "bob.p2pw"
+        bob = peers.join("bob", host, "--transcript", str(transcript))
+        counter, deadline = FrameCounter(transcript), time.monotonic() + DEADLINE
+        while counter.count() < 30 and time.monotonic() < deadline:
+            time.sleep(POLL)
+        host.peer.popen.kill()
+        done = bob.finish()
+        verified = peers.start("verifier", "verify", str(transcript)).finish()
+    assert done.code == 0, done.err
+    assert "Traceback" not in done.err
+    assert "alice left the match: lost connection and did not return within 0:10" in done.out, done.out
+    assert verified.code == 0 and "valid, complete" in verified.out, verified.out
 
 
 # -- the operating system's words ----------------------------------------------------------------

@@ -27,8 +27,9 @@ time, and if it passes nothing on for ``timeout + wait`` and a notice's interval
 would have declared that seat's forfeit by then) it has failed as the relay, and forfeits.
 Those bounds run from when the message became due, through any number of returns, so a host
 that keeps us coming back gains no time. Once our log is complete we stay until the host says
-DONE (it may have crashed before it got our last message), and answer it, within ``timeout +
-wait`` from then, whatever the host sends meanwhile.
+DONE (it may have crashed before it got our last message), and answer it, within the ``wait``
+(then a try and a greeting: ``reconnect_most + hello``) from then, whatever the host sends
+meanwhile. A log completed by the forfeit of a host that stayed away ends at once.
 """
 
 from __future__ import annotations
@@ -542,9 +543,18 @@ class JoinerMachine(Playing):
         peer.settle(now)
         session = peer.session
         if peer.result is not None and self.ending_until is None:
-            if session.error is None and session.waiting_for is None and not isinstance(peer.result, TableError):
-                limits = peer.limits  # our log is complete: we stay for the host's DONE, this long at most
-                self.ending_until = now + limits.timeout + limits.wait
+            leaver = session.leaver
+            if leaver is not None and leaver.seat == HOST and self.step is not Step.PLAYING:
+                # We declared the forfeit of a host that stayed away for the whole wait: it has
+                # had its time to come back, and nobody is there to say DONE.
+                out += self._end(peer.result)
+            elif session.error is None and session.waiting_for is None and not isinstance(peer.result, TableError):
+                # Our log is complete: we stay for the host's DONE, this long at most. A host
+                # that crashed before it got our last message has the wait to be restarted, as
+                # any seat has to return, then our next try and a greeting's time. DONE takes no
+                # thought: the move limit (a day, for bots) has no part in it.
+                limits = peer.limits
+                self.ending_until = now + limits.wait + limits.reconnect_most + limits.hello
             else:
                 out += self._end(peer.result)
         elif self.ending_until is not None and now >= self.ending_until:
