@@ -51,6 +51,7 @@ from p2pwhist.verify import Verdict, first_partings, unreadable, verify
 
 EXIT_PEER = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 DEFAULT_GAME = next(iter(GAMES))  # the registry's first
 
@@ -448,7 +449,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                     (unfinished_games() or path is not None and secrets_path(path).exists()):
                 print("p2pwhist: to go back to the game, run the same command again, or p2pwhist resume, before "
                       "the others stop waiting (--wait, 5 minutes unless they chose otherwise)", file=sys.stderr)
-            return 130
+            return EXIT_INTERRUPTED
         if isinstance(error, BrokenPipeError):  # output piped into e.g. `head`, which stopped reading
             sys.stderr.close()
             return EXIT_PEER

@@ -60,6 +60,30 @@ def test_a_hang_up_or_a_kill_ends_play_as_ctrl_c_does_and_the_bots_homes_go(stop
     assert not list(tmp_path.glob("p2pwhist-bots-*"))
 
 
+# A Ctrl-C while the program loads, simulated where it lands: an import deep inside cli's.
+_CTRL_C_WHILE_LOADING = """
+import sys
+from importlib.abc import MetaPathFinder
+
+class CtrlC(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "trio":
+            raise KeyboardInterrupt
+
+sys.meta_path.insert(0, CtrlC())
+from p2pwhist.__main__ import run
+sys.exit(run())
+"""
+
+
+def test_ctrl_c_while_the_program_loads_is_one_line_not_a_traceback():
+    """Loading takes most of a second; a Ctrl-C then used to print a traceback from the import."""
+    out = subprocess.run([sys.executable, "-c", _CTRL_C_WHILE_LOADING, "play"], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == cli.EXIT_INTERRUPTED
+    assert out.stderr.strip().splitlines() == ["p2pwhist: interrupted"], out.stderr
+
+
 def test_bad_option_is_a_usage_error_without_traceback():
     out = run("play", "--players", "5")
     assert out.returncode == 2 and "Traceback" not in out.stderr
