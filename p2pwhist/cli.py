@@ -319,12 +319,16 @@ def build_parser() -> argparse.ArgumentParser:
                                  "lines.")
     watch_.add_argument("address", metavar="HOST[:PORT]", nargs="?",
                         help="the host's address, as for join (no address: the table announced on this network)")
+    watch_.add_argument("--expect", metavar="FINGERPRINT", help="stop unless the host's key has this fingerprint "
+                        "(the one in its join line), before anything is shown or kept; with no address: watch the "
+                        "table on this network with this fingerprint (a table heard there is always checked "
+                        "against the fingerprint it announced)")
     watch_.add_argument("--transcript", type=Path, help="where to write the game's transcript "
                         f"(default: a new file under {_in_home('games')})")
     watch_.add_argument("--no-chat", action="store_true", help="do not show the players' table talk")
     watch_.add_argument("--plain", action="store_true", help="the line interface, not the full-screen table "
                         "(which is the default at a terminal)")
-    watch_.set_defaults(expect=None, bot=None)  # as ``join`` finds a table on this network
+    watch_.set_defaults(bot=None)  # as ``join`` finds a table on this network
 
     verify_ = commands.add_parser("verify", help="check recorded games' transcripts",
                                   description="Check every signature, the chain, every deck step (recomputed from "

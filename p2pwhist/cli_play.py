@@ -422,9 +422,9 @@ def watch_command(args: argparse.Namespace) -> int:
                           on_event=full.on_event if full is not None else lines.on_event,
                           report=full.report if full is not None else partial(print, flush=True))
     if full is None:
-        record = trio.run(watch, options, address, port)
+        record = trio.run(watch, options, address, port, args.expect)
     else:
-        record = trio.run(full.run, watch, options, address, port)
+        record = trio.run(full.run, watch, options, address, port, args.expect)
         if record is None:  # q: the transcript so far is a valid prefix of the table's log
             print(f"You stopped watching. The log so far, each message checked, is in {options.transcript}")
             print(check_line(options.transcript), flush=True)

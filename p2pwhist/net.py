@@ -821,7 +821,7 @@ async def join(options: PeerOptions, address: str, port: int, expect: str | None
 # -- watch -------------------------------------------------------------------------------------
 
 
-async def watch(options: PeerOptions, address: str, port: int,
+async def watch(options: PeerOptions, address: str, port: int, expect: str | None = None,
                 connect: Callable[[str, int], Awaitable[trio.abc.Stream]] | None = None) -> GameRecord:
     """Watch the table a host holds, from no seat: say WATCH, then check every message of the
     log as it comes with a session that holds no seat (``Session.observe``), showing its events
@@ -829,12 +829,13 @@ async def watch(options: PeerOptions, address: str, port: int,
     ``$P2PWHIST_HOME/games``; once made, ``options.transcript`` says where, for a caller that
     cancels the watch: our person stopped watching). A message that fails to verify ends it at
     once, in one line (``TableError``), keeping the transcript so far: a valid prefix. It makes
-    no secrets file: a spectator holds no secret, and its game is never resumed.
+    no secrets file: a spectator holds no secret, and its game is never resumed. ``expect``: the
+    host's key fingerprint; a table whose START another key signed is refused, nothing recorded.
 
     ``connect`` defaults to ``trio.open_tcp_stream``."""
     where = host_port(address, port)
     opener = connect or trio.open_tcp_stream
-    machine = SpectatorMachine(where, options.limits)
+    machine = SpectatorMachine(where, options.limits, expect)
 
     def create(action: Action) -> tuple[Session, GameFiles]:
         assert isinstance(action, Spectate)

@@ -22,7 +22,9 @@ from p2pwhist import cli_play, net
 from p2pwhist.gamefiles import unfinished
 from p2pwhist.games.base import ConfigError
 from p2pwhist.home import command_path, secrets_path
+from p2pwhist.identity import fingerprint
 from p2pwhist.session import Session
+from p2pwhist.signed import public_bytes
 from p2pwhist.table import (
     PROTOCOL_VERSION,
     Chat,
@@ -47,9 +49,10 @@ def _verdict(path) -> tuple[bool, bool]:
     return verdict.valid, verdict.complete
 
 
-async def _spectate(hosted: Hosted, tmp_path, name: str, source: str, **extra) -> net.GameRecord | Exception:
+async def _spectate(hosted: Hosted, tmp_path, name: str, source: str, expect: str | None = None,
+                    **extra) -> net.GameRecord | Exception:
     try:
-        return await net.watch(options(name, tmp=tmp_path, **extra), "alice.lan", 7878,
+        return await net.watch(options(name, tmp=tmp_path, **extra), "alice.lan", 7878, expect,
                                connect=hosted.network.connector(source))
     except TableError as error:
         return error
@@ -122,6 +125,32 @@ async def test_a_table_with_no_spectators_refuses_them(tmp_path, autojump_clock)
         record = await _spectate(hosted, tmp_path, "spectator", "10.0.1.1")
         nursery.cancel_scope.cancel()
     assert isinstance(record, Refused) and "takes no spectators" in str(record)
+
+
+async def test_a_spectator_expecting_another_hosts_key_watches_nothing_and_keeps_nothing(tmp_path, autojump_clock):
+    """``watch --expect`` (or the fingerprint a table on this network announced): a START that
+    another key signed is refused in one line before anything is shown or written; the right
+    fingerprint, typed in capitals without its dashes, watches the match to its end."""
+    other = fingerprint(public_bytes(Ed25519PrivateKey.generate().public_key()))  # not the host's key
+    records: dict[str, object] = {}
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery)
+        real = fingerprint(public_bytes(hosted.options.key.public_key()))
+
+        async def spectator(name: str, expect: str) -> None:
+            records[name] = await _spectate(hosted, tmp_path, name, f"10.0.1.{len(records) + 1}", expect)
+
+        nursery.start_soon(spectator, "fooled", other)
+        nursery.start_soon(spectator, "careful", real.replace("-", "").upper())
+        await trio.sleep(1)
+        bob = await hosted.join("bob")
+        await bob()
+        await hosted.end()
+    fooled, careful = records["fooled"], records["careful"]
+    assert isinstance(fooled, TableError) and not isinstance(fooled, Refused)
+    assert str(fooled) == f"not watching: the host at alice.lan:7878 has key {real}, not the expected {other}"
+    assert not (tmp_path / "fooled.p2pw").exists()
+    assert isinstance(careful, net.GameRecord) and _verdict(careful.transcript) == (True, True)
 
 
 class _Stalled(trio.abc.Stream):

@@ -14,11 +14,15 @@ The rules it keeps:
 - The host's DONE ends it, once it says the log we hold is the whole of it. The host may
   refuse us (REFUSE); a silence of ``Limits.spectator_silence`` ends it too.
 - It sends nothing after WATCH: a spectator has no say in the game.
+- With ``expect`` (``watch --expect``, or the fingerprint a table on this network announced),
+  a START signed by a host of another key is refused before anything is recorded: someone
+  else's table at that address is not the one our person chose.
 """
 
 from __future__ import annotations
 
-from p2pwhist.session import Aborted, RemoteError, Session, SessionError
+from p2pwhist.identity import fingerprint, same_fingerprint
+from p2pwhist.session import HOST, Aborted, RemoteError, Session, SessionError
 from p2pwhist.signed import SignatureError, parse
 from p2pwhist.table._actions import (
     Action,
@@ -39,7 +43,7 @@ from p2pwhist.table._actions import (
     Spectate,
 )
 from p2pwhist.table._chat import Talk
-from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, UnattributedTableError
+from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, TableError, UnattributedTableError
 from p2pwhist.table._frames import PROTOCOL_VERSION, Chat, Done, FrameError, Refuse, Watch, encode, read_for_spectator
 from p2pwhist.table._limits import Limits
 from p2pwhist.wire import MAX_FRAME
@@ -52,9 +56,10 @@ class SpectatorMachine:
 
     busy = False  # every step is one message: nothing is left to do between frames
 
-    def __init__(self, where: str, limits: Limits) -> None:
+    def __init__(self, where: str, limits: Limits, expect: str | None = None) -> None:
         self.where = where
         self.limits = limits
+        self.expect = expect  # the host's key fingerprint, if our person named one
         self.session: Session | None = None
         self.talk: Talk | None = None  # the table's talk, checked as a seat checks it, once START is known
         self._conn: ConnId | None = None
@@ -133,6 +138,10 @@ class SpectatorMachine:
         except SessionError as error:
             reason = error.reason if isinstance(error, RemoteError) else str(error)
             return self._stop(RemoteTableError(f"message 0 from {self.where}: {reason} — {UNTRUSTED}"))
+        host = start.body.players[HOST].key  # type: ignore[union-attr]
+        if self.expect is not None and not same_fingerprint(self.expect, fingerprint(host)):
+            return self._stop(TableError(f"not watching: the host at {self.where} has key {fingerprint(host)}, "
+                                      f"not the expected {self.expect}"))
         return [Spectate(start)]
 
     def _message(self, session: Session, raw: bytes) -> list[Action]:
