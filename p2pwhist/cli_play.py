@@ -199,7 +199,7 @@ class _Display:
 
     def run(self, main, *args):
         """``trio.run(main, *args)``, with the full-screen table beside it if there is one."""
-        return trio.run(self.full.run, main, *args) if self.full is not None else trio.run(main, *args)
+        return _trio_run(self.full.run, main, *args) if self.full is not None else _trio_run(main, *args)
 
     def finish(self, record: GameRecord) -> None:
         """The match's end, after the table (line or full-screen) is gone: hand by hand, who
@@ -215,6 +215,15 @@ class _Display:
             print(f"{reason}.")
         print(f"Match over. {match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
         print(check_line(record.transcript), flush=True)
+
+
+def _trio_run(main, *args):
+    """``trio.run``, with Ctrl-C (and the hang-up and kill that ``cli`` turns into it) raised
+    only where a cancellation could be, at a checkpoint: never between two steps of a
+    machine's update, a transcript's write, or the making and the awaiting of a coroutine
+    (which Python then warns of). Every wait on a thread gives up at once when cancelled, so
+    this costs no delay."""
+    return trio.run(main, *args, restrict_keyboard_interrupt_to_checkpoints=True)
 
 
 class Steady:
@@ -422,9 +431,9 @@ def watch_command(args: argparse.Namespace) -> int:
                           on_event=full.on_event if full is not None else lines.on_event,
                           report=full.report if full is not None else partial(print, flush=True))
     if full is None:
-        record = trio.run(watch, options, address, port, args.expect)
+        record = _trio_run(watch, options, address, port, args.expect)
     else:
-        record = trio.run(full.run, watch, options, address, port, args.expect)
+        record = _trio_run(full.run, watch, options, address, port, args.expect)
         if record is None:  # q: the transcript so far is a valid prefix of the table's log
             print(f"You stopped watching. The log so far, each message checked, is in {options.transcript}")
             print(check_line(options.transcript), flush=True)
@@ -669,7 +678,7 @@ def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
     names = [person, *(_bot_name(args.bot, seat) for seat in range(1, game.players))]
     full.sit(entry.text, 0, [YOU, *names[1:]], hint_bot(entry))
     local = LocalMatch(game, length, rng)
-    trio.run(full.run, _local_turns, full, local, bots)
+    _trio_run(full.run, _local_turns, full, local, bots)
     match = local.match
     print(f"Match over. {match_line(names, match.points, match.winner)}.")
     return 0
