@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -58,6 +59,16 @@ def test_a_hang_up_or_a_kill_ends_play_as_ctrl_c_does_and_the_bots_homes_go(stop
     assert game.returncode == 130 and err.strip().splitlines()[-1] == "p2pwhist: interrupted", err
     assert "Traceback" not in err
     assert not list(tmp_path.glob("p2pwhist-bots-*"))
+
+
+def test_the_installed_command_runs():
+    """The ``p2pwhist`` command pip installs (pyproject's entry point, beside this Python)."""
+    command = Path(sys.executable).parent / "p2pwhist"
+    if not command.exists():
+        assert os.environ.get("CI") != "true", f"{command} is not installed"
+        pytest.skip("p2pwhist is not installed beside this Python")
+    out = subprocess.run([str(command), "--version"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.startswith(f"p2pwhist {cli.program_version()} ("), out
 
 
 # A Ctrl-C while the program loads, simulated where it lands: an import deep inside cli's.
