@@ -8,7 +8,7 @@ import random
 from p2pwhist.games.bots import RandomBot, make_bot
 from p2pwhist.games.germanwhist.engine import GermanWhist
 from p2pwhist.games.germanwhist.heuristic import GermanWhistHeuristicBot
-from p2pwhist.games.germanwhist.search import _deal, _Knowledge, _replayed, _sampled
+from p2pwhist.games.germanwhist.search import _deal, _distinct, _Knowledge, _replayed, _sampled
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, shuffled_deck
 
@@ -54,10 +54,41 @@ def test_the_search_bot_plays_legal_moves_and_says_why():
     while not hand.is_over:
         view = hand.view(hand.turn)
         move = Checked(bot).choose(view)
+        # The vote weighs one move for each run of equivalent cards; the end's solve, every move.
+        weighed = _distinct(view, view.legal_moves) if view.stack_size else view.legal_moves
         if len(view.legal_moves) > 1:
-            assert {w.move for w in bot.last_weighed} == set(view.legal_moves)
+            assert move in weighed and {w.move for w in bot.last_weighed} == set(weighed)
             assert "of the deals tried" in bot.why(view.describe_move)
         hand.apply(move)
+
+
+def _equivalent(view, a, b) -> bool:
+    """Cards of one suit with every card between them in our hand or played in a finished trick."""
+    low, high = sorted((int(view.card(a.position)), int(view.card(b.position))))
+    ours = {int(view.card(move.position)) for move in view.legal_moves}
+    played = {int(play.card) for trick in view.tricks for play in trick.plays}
+    return low // 13 == high // 13 and all(card in ours or card in played for card in range(low + 1, high))
+
+
+def test_the_vote_weighs_one_move_for_each_run_of_equivalent_cards():
+    """At every decision of random hands: each legal move is equivalent to exactly one move
+    voted on, the lowest card of its run; a card still out between two of ours keeps them apart."""
+    rng = random.Random(7)
+    merged = apart = 0
+    for number in range(30):
+        hand = GAME.new_hand(number % 2, (), shuffled_deck(GAME, rng))
+        while not hand.is_over:
+            view = hand.view(hand.turn)
+            legal, distinct = view.legal_moves, _distinct(view, view.legal_moves)
+            assert distinct == [move for move in legal if move in distinct]  # in the order given
+            for move in legal:
+                (stands_for,) = [chosen for chosen in distinct if chosen == move or _equivalent(view, chosen, move)]
+                assert int(view.card(stands_for.position)) <= int(view.card(move.position))
+            merged += len(legal) - len(distinct)
+            apart += sum(int(view.card(a.position)) // 13 == int(view.card(b.position)) // 13
+                         for a in distinct for b in distinct if a != b)
+            hand.apply(rng.choice(legal))
+    assert merged > 100 and apart > 100  # both cases came up often
 
 
 def test_a_sampled_deal_keeps_what_the_seat_sees_and_the_other_seats_voids():

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["MARGIN", "OutOfTime", "Position", "Solver", "strength", "without"]
+__all__ = ["MARGIN", "OutOfTime", "Position", "Solver", "equivalent_runs", "strength", "without"]
 
 # Each trick a seat ends ahead by adds this much to a won (or drawn) hand's value, when asked
 # for: it orders moves that win (or lose) alike.
@@ -173,7 +173,7 @@ class Solver:
         in_play = hands[0] | hands[1] | reserves[0] | reserves[1]
         if led >= 0:
             in_play |= 1 << led
-        runs = _runs(allowed & from_hand, in_play) + _runs(allowed & ~from_hand, in_play)
+        runs = equivalent_runs(allowed & from_hand, in_play) + equivalent_runs(allowed & ~from_hand, in_play)
         trump = self.trump
         if led < 0:
             # Leads: high cards first (they take tricks or force out the ones that do), trumps last.
@@ -275,9 +275,10 @@ def without(hands: tuple[int, int], reserves: tuple[int, int], seat: int, card: 
     return hands, ((reserves[0] & ~bit, reserves[1]) if seat == 0 else (reserves[0], reserves[1] & ~bit))
 
 
-def _runs(cards: int, in_play: int) -> list[list[int]]:
+def equivalent_runs(cards: int, in_play: int) -> list[list[int]]:
     """``cards`` as runs of equivalent cards, highest first: cards of a suit with no card of
-    ``in_play`` between them win and lose the same tricks."""
+    ``in_play`` between them win and lose the same tricks (a card neither in ``cards`` nor in
+    ``in_play`` has been played)."""
     out: list[list[int]] = []
     for suit in range(4):
         held = cards & _SUIT[suit]
