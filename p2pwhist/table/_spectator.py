@@ -138,9 +138,9 @@ class SpectatorMachine:
         except SessionError as error:
             reason = error.reason if isinstance(error, RemoteError) else str(error)
             return self._stop(RemoteTableError(f"message 0 from {self.where}: {reason} — {UNTRUSTED}"))
-        host = start.body.players[HOST].key  # type: ignore[union-attr]
-        if self.expect is not None and not same_fingerprint(self.expect, fingerprint(host)):
-            return self._stop(TableError(f"not watching: the host at {self.where} has key {fingerprint(host)}, "
+        host = fingerprint(start.body.players[HOST].key)  # type: ignore[union-attr]
+        if self.expect is not None and not same_fingerprint(self.expect, host):
+            return self._stop(TableError(f"not watching: the host at {self.where} has key {host}, "
                                       f"not the expected {self.expect}"))
         return [Spectate(start)]
 

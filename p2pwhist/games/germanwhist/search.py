@@ -143,9 +143,8 @@ def _distinct(view, moves: list[Play]) -> list[Play]:
     lose the same tricks, now and after, and win the same turned card. The vote then spends
     its deals on moves that differ."""
     code = {int(view.card(move.position)): move for move in moves}
-    played = {int(play.card) for trick in view.tricks for play in trick.plays}
-    in_play = sum(1 << card for card in range(DECK_SIZE) if card not in played)
-    lowest = {run[-1] for run in equivalent_runs(sum(1 << card for card in code), in_play)}
+    played = sum(1 << int(play.card) for trick in view.tricks for play in trick.plays)
+    lowest = {run[-1] for run in equivalent_runs(sum(1 << card for card in code), ((1 << DECK_SIZE) - 1) & ~played)}
     return [move for card, move in code.items() if card in lowest]
 
 
