@@ -5,7 +5,8 @@ the search bot must beat the PIMC it replaced).
 
 - The search bot is ``p2pwhist.games.boxwhist.search.SearchBot``, the shipped bot (its module
   docstring says what it does), with its switches if given (``--search 'search(inference=off)'``;
-  ``search(endgame=off,inference=off)`` is the ISMCTS of before issue 25).
+  ``search(pimc=off)`` is its ISMCTS, ``search(pimc=off,endgame=off,inference=off)`` the ISMCTS
+  of before issue 25).
 - PIMC (perfect-information Monte Carlo, as GIB for bridge: Ginsberg, JAIR 14, 2001) is
   ``PIMCBot`` (``scripts/pimc.py``: a module of its own, so that a job in another process finds
   it), the baseline ISMCTS replaced, built on the same parts (``Knowledge`` samples

@@ -47,9 +47,9 @@ without one).
                                 [--mode auto|pairs|rotations] [--seed S] [--max-seconds SECONDS]
 
 A bot is named as its game's registry names it, with its maker's switches if any:
-``--opponents 'heuristic;search(endgame=off,inference=off)'`` measures the search bot against the
-heuristic and against itself with two techniques off (for Box Whist, the ISMCTS of before
-issue 25); ``--search 'search(inference=off)'`` measures the search bot with one off (an
+``--opponents 'heuristic;search(pimc=off,endgame=off,inference=off)'`` measures the search bot
+against the heuristic and against itself with three techniques off (for Box Whist, the ISMCTS of
+before issue 25); ``--search 'search(inference=off)'`` measures the search bot with one off (an
 ablation). ``--workers`` splits the measured bot's every move over that many processes (both
 cores: ``p2pwhist.cores``); ``--jobs`` plays that many deals at once, one per process, which
 changes nothing in the games (each deal's deck, dealer and seeds come from ``--seed`` in deal
@@ -60,7 +60,7 @@ order) but their timing, since the jobs share the machine.
 then over the deals completed).
 
 ``--level`` gives the bot a level's budget (``budgets`` of the game's search bot, in its
-folder's ``search.py``): its playouts (for Box Whist's ISMCTS, iterations) and its per-move
+folder's ``search.py``): its playouts (for Box Whist's, ISMCTS iterations) and its per-move
 cap, with the clock (``time.perf_counter``). ``--playouts`` and ``--time-limit`` set either by
 hand. Without a time limit the budget is the playout count alone and a run is repeatable from
 its seed.

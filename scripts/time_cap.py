@@ -2,10 +2,11 @@
 """Does the search bots' per-move time cap hold? (issue 12: "a per-move time budget is
 respected (hard cap, never exceeded by more than 10%)")
 
-For each bot and level measured, the Box Whist search bot (``games/boxwhist/search.py``, 2 players) at
-every level, the Box search bot (``games/box/search.py``, 4 players, seed rules) at normal and
-the German Whist search bot (``games/germanwhist/search.py``) at every level (``--only NAME``:
-that bot alone, say ``--only 'germanwhist search'``),
+For each bot and level measured, the Box Whist search bot (``games/boxwhist/search.py``) at
+every level at 2 players (its ISMCTS) and at 3 (its PIMC), the Box search bot
+(``games/box/search.py``, 4 players, seed rules) at normal and the German Whist search bot
+(``games/germanwhist/search.py``) at every level (``--only NAME``: that bot alone, say
+``--only 'germanwhist search'`` or ``--only 'boxwhist search 3p'``),
 it plays hands of real games, the bot in seat 0 against the heuristic in every other seat, made
 by ``make_bot`` with ``time.perf_counter`` as its clock (as ``p2pwhist play`` makes it), and
 times every ``choose`` call that searched (a call with no choice answers at once: left out),
@@ -68,6 +69,7 @@ class Subject:
 
 
 SUBJECTS = [Subject("boxwhist search", BoxWhist(2), SearchBot, HeuristicBot, level) for level in LEVELS] + [
+    Subject("boxwhist search 3p", BoxWhist(3), SearchBot, HeuristicBot, level) for level in LEVELS] + [
     Subject("box search", Box(4), BoxSearchBot, BoxHeuristicBot, DEFAULT_LEVEL)] + [
     Subject("germanwhist search", GermanWhist(), GermanWhistSearchBot, GermanWhistHeuristicBot, level)
     for level in LEVELS]

@@ -72,3 +72,18 @@ class PublicView:
         known = {seat: view.known_hand_cards(seat) for seat in range(view.players)}
         self.known_hand_cards = known.__getitem__
         self.card = [view.card(p) for p in range(len(view.deck))].__getitem__
+
+
+def check_one_move_per_run(view, distinct, equivalent) -> tuple[int, int]:
+    """Check a search's ``distinct`` moves against the definition: each legal move of ``view``
+    stands for itself or is ``equivalent(view, chosen, move)`` to exactly one of them, the
+    lowest card of its run, in the order given. Returns (moves merged, pairs of one suit kept
+    apart), so that a test can see both cases came up."""
+    legal = view.legal_moves
+    assert distinct == [move for move in legal if move in distinct]  # in the order given
+    for move in legal:
+        (stands_for,) = [chosen for chosen in distinct if chosen == move or equivalent(view, chosen, move)]
+        assert int(view.card(stands_for.position)) <= int(view.card(move.position))
+    apart = sum(int(view.card(a.position)) // 13 == int(view.card(b.position)) // 13
+                for a in distinct for b in distinct if a != b)
+    return len(legal) - len(distinct), apart

@@ -13,10 +13,10 @@ import pytest
 
 from p2pwhist.cli import build_parser
 from p2pwhist.games.base import ConfigError
-from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS, Searching, check_level, make_bot
+from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS, MIN_SAMPLES, Searching, check_level, make_bot
 from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
-from p2pwhist.games.boxwhist.search import SearchBot
+from p2pwhist.games.boxwhist.search import PLAYOUT_COST, SearchBot, _distinct
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import shuffled_deck
 
@@ -57,32 +57,45 @@ def first_choice_view():
     return view
 
 
-def test_the_cap_stops_the_search_at_the_deadline():
-    """The deadline is read as ``choose`` starts, the clock before each iteration but the first;
-    the first iteration begun at or past the deadline is not run."""
+@pytest.mark.parametrize("pimc", [True, False])
+def test_the_cap_stops_the_search_at_the_deadline(pimc):
+    """The deadline is read as ``choose`` starts; ISMCTS reads the clock before each iteration
+    but the first, PIMC before each playout once its first deal has been played out with every
+    move. The first begun at or past the deadline is not run (a deal cut short is left out)."""
     reads = []
+    view = first_choice_view()
+    moves = len(_distinct(view, view.legal_moves))
+    # Reads before the deadline: the deadline itself, then ISMCTS's before iterations 2-4, or
+    # PIMC's before every playout of deal 2 and all but the last of deal 3; the next is at it.
+    before = 4 if not pimc else 1 + moves + (moves - 1)
 
     def clock() -> float:
         reads.append(None)
-        return 0.0 if len(reads) <= 4 else 0.5  # the deadline (0.5), before iterations 2-4, then at it
+        return 0.0 if len(reads) <= before else 0.5
 
-    view = first_choice_view()
-    bot = SearchBot(random.Random(0), playouts=10_000, clock=clock, time_limit=0.5)
+    bot = SearchBot(random.Random(0), playouts=10_000, clock=clock, time_limit=0.5, pimc=pimc)
     assert view.refusal(bot.choose(view)) is None
-    assert bot.last_samples == 4 and len(reads) == 5
+    assert bot.last_samples == (2 if pimc else 4) and len(reads) == before + 1
 
 
 def test_without_a_clock_the_budget_is_iterations():
+    """ISMCTS (at 2 players, by default) runs the level's iterations; PIMC plays a fifth as many
+    playouts (each costs about five iterations' time), shared among the moves that differ."""
     view = first_choice_view()
+    moves = len(_distinct(view, view.legal_moves))
     for level in LEVELS[:2]:  # hard's budget is slow for a test
+        iterations = SearchBot.budgets[level].playouts
         bot = make_bot(SearchBot, random.Random(0), level)
         bot.choose(view)
-        assert bot.last_samples == SearchBot.budgets[level].playouts
+        assert bot.last_samples == iterations
+        pimc = SearchBot(random.Random(0), iterations, pimc=True)
+        pimc.choose(view)
+        assert pimc.last_samples == max(MIN_SAMPLES, iterations // PLAYOUT_COST // moves)
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "p2pwhist", *args], check=False, capture_output=True, text=True, timeout=120,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-m", "p2pwhist", *args], check=False, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
 
 
 def test_play_offers_the_levels():

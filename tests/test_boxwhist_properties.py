@@ -93,3 +93,28 @@ def test_random_legal_play_keeps_every_invariant(game, seed):
     assert len(hand.tricks) == TRICKS_PER_HAND[game.players] == sum(hand.tricks_won)
     assert sorted(places(hand)) == list(range(deck_size))
     assert len(hand.tricks) * game.players == deck_size
+
+
+def _state(hand: BoxWhistHand) -> tuple:
+    return (places(hand), [hand.visible_to(s) for s in range(hand.players)], hand.turn, list(hand.tricks_won),
+            list(hand.may_look), hand.exposed)
+
+
+@settings(max_examples=20, deadline=None)
+@given(game=games, seed=st.integers(0, 2**32))
+def test_a_clone_plays_on_alone_and_as_the_original_would(game, seed):
+    """The search bot's playouts run on clones: a clone's moves leave the original as it was,
+    and the same moves on the original reach the same state and result."""
+    hand, rng = random_hand(game, seed)
+    for _ in range(rng.randrange(TRICKS_PER_HAND[game.players] * game.players)):
+        hand.apply(rng.choice(hand.legal_moves()))
+    before = _state(hand)
+    copy = hand.clone()
+    moves = []
+    while not copy.is_over:
+        moves.append(rng.choice(copy.legal_moves()))
+        copy.apply(moves[-1])
+    assert _state(hand) == before
+    for move in moves:
+        hand.apply(move)
+    assert _state(hand) == _state(copy) and hand.result() == copy.result() and hand.tricks == copy.tricks

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+from helpers import check_one_move_per_run
+
 from p2pwhist.games.bots import RandomBot, make_bot
 from p2pwhist.games.germanwhist.engine import GermanWhist
 from p2pwhist.games.germanwhist.heuristic import GermanWhistHeuristicBot
@@ -79,15 +81,9 @@ def test_the_vote_weighs_one_move_for_each_run_of_equivalent_cards():
         hand = GAME.new_hand(number % 2, (), shuffled_deck(GAME, rng))
         while not hand.is_over:
             view = hand.view(hand.turn)
-            legal, distinct = view.legal_moves, _distinct(view, view.legal_moves)
-            assert distinct == [move for move in legal if move in distinct]  # in the order given
-            for move in legal:
-                (stands_for,) = [chosen for chosen in distinct if chosen == move or _equivalent(view, chosen, move)]
-                assert int(view.card(stands_for.position)) <= int(view.card(move.position))
-            merged += len(legal) - len(distinct)
-            apart += sum(int(view.card(a.position)) // 13 == int(view.card(b.position)) // 13
-                         for a in distinct for b in distinct if a != b)
-            hand.apply(rng.choice(legal))
+            more_merged, more_apart = check_one_move_per_run(view, _distinct(view, view.legal_moves), _equivalent)
+            merged, apart = merged + more_merged, apart + more_apart
+            hand.apply(rng.choice(view.legal_moves))
     assert merged > 100 and apart > 100  # both cases came up often
 
 

@@ -1,6 +1,8 @@
-"""The search bot (ISMCTS): sampled deals never contradict the seat's view, its playout engine
-keeps the rules, it plays only legal moves, it reads no hidden state, it is repeatable from a
-seed, and what it says it weighed (``last_weighed``) is what it played.
+"""The search bot (PIMC with the heuristic's playouts, or ISMCTS): sampled deals never contradict
+the seat's view, its playout engine keeps the rules, it plays only legal moves, it reads no
+hidden state, it is repeatable from a seed, what it says it weighed (``last_weighed``) is what it
+played, the moves it votes on stand for every legal one, and inference weighs a deal as
+replaying the whole hand on it would.
 
 No strength assertions here: strength is measured by ``scripts/duplicate.py``.
 """
@@ -10,22 +12,26 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import PublicView
+from helpers import PublicView, check_one_move_per_run
 
 from p2pwhist.games import doubledummy
 from p2pwhist.games.base import PLAYS, HonourPolicy
-from p2pwhist.games.bots import RandomBot, Weighed
+from p2pwhist.games.bots import MIN_SAMPLES, RandomBot, Weighed, modelled_chance
 from p2pwhist.games.boxwhist import search as boxwhist_search
-from p2pwhist.games.boxwhist.engine import BoxWhist, BoxWhistHand
+from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhist, BoxWhistHand
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
+from p2pwhist.games.boxwhist.inference import RULED_OUT, Replay
 from p2pwhist.games.boxwhist.search import (
     ENDGAME_TRICKS,
     JOINT_DEALS,
     JOINT_TRICKS,
+    PLAYOUT_COST,
+    RECENT,
     SOLVE_COST,
     UCT,
     Knowledge,
     SearchBot,
+    _distinct,
     _Sim,
     search_part,
 )
@@ -182,13 +188,15 @@ def test_bot_reads_no_hidden_state_and_plays_legal_moves(players):
     assert checked > 5
 
 
-def test_deterministic_for_a_seed():
+@pytest.mark.parametrize("pimc", [True, False])
+def test_deterministic_for_a_seed(pimc):
     game = BoxWhist(2)
     deck = shuffled_deck(game, random.Random(5))
 
     def play(seed: int) -> list:
         hand = game.new_hand(0, (), cards=deck)
-        bots = [SearchBot(random.Random(seed), playouts=30), SearchBot(random.Random(seed + 1), playouts=30)]
+        bots = [SearchBot(random.Random(seed), playouts=30, pimc=pimc),
+                SearchBot(random.Random(seed + 1), playouts=30, pimc=pimc)]
         record = []
         while (seat := hand.turn) is not None:
             move = bots[seat].choose(hand.view(seat))
@@ -200,13 +208,13 @@ def test_deterministic_for_a_seed():
     assert play(1) != play(2)  # the seed matters (else the first assertion says nothing)
 
 
-def test_weighs_every_move_and_plays_the_most_visited():
-    """``last_weighed``: the root's children, most visited first, the first the move played;
-    every iteration visits one of them; nothing when there was no choice."""
+def test_ismcts_weighs_every_move_and_plays_the_most_visited():
+    """``last_weighed`` of ISMCTS: the root's children, most visited first, the first the move
+    played; every iteration visits one of them; nothing when there was no choice."""
     searched = 0
     for hand, seat in random_positions(2, 12, seed=21, every=0.5):
         view = hand.view(seat)
-        bot = SearchBot(random.Random(seat), playouts=60, endgame=False, inference=False)
+        bot = SearchBot(random.Random(seat), playouts=60, endgame=False, inference=False, pimc=False)
         bot.last_weighed = (Weighed(view.legal_moves[0], 0.0, 1),)  # left from an earlier decision
         move = bot.choose(view)
         weighed = bot.last_weighed
@@ -224,14 +232,17 @@ def test_weighs_every_move_and_plays_the_most_visited():
     assert searched > 20
 
 
-def test_time_cap_uses_the_clock_passed_in():
-    """With a clock that advances one second per read and a 0.5 s cap, one iteration is run."""
+@pytest.mark.parametrize("pimc", [True, False])
+def test_time_cap_uses_the_clock_passed_in(pimc):
+    """With a clock that advances one second per read and a 0.5 s cap, one iteration is run
+    (ISMCTS: one move weighed), or one deal played out with every move (PIMC)."""
     ticks = iter(range(1000))
-    bot = SearchBot(random.Random(0), playouts=10_000, clock=lambda: float(next(ticks)), time_limit=0.5)
+    bot = SearchBot(random.Random(0), playouts=10_000, clock=lambda: float(next(ticks)), time_limit=0.5, pimc=pimc)
     hand = BoxWhist(2).new_hand(0, (), cards=shuffled_deck(BoxWhist(2), random.Random(1)))
     view = hand.view(hand.turn)
     assert view.refusal(bot.choose(view)) is None
-    assert bot.last_samples == 1 and len(bot.last_weighed) == 1
+    assert bot.last_samples == 1
+    assert len(bot.last_weighed) == (len(_distinct(view, view.legal_moves)) if pimc else 1)
 
 
 class LoggedView:
@@ -257,7 +268,7 @@ def test_the_cap_runs_from_the_call_before_the_view_is_read():
         return 0.0
 
     view = LoggedView(PublicView(hand.view(hand.turn)), log)
-    bot = SearchBot(random.Random(0), playouts=5, clock=clock, time_limit=1.0)
+    bot = SearchBot(random.Random(0), playouts=5, clock=clock, time_limit=1.0, pimc=False)
     assert hand.view(hand.turn).refusal(bot.choose(view)) is None
     # The deadline, then before each iteration but the first.
     assert log[0] == "clock" and "legal_moves" in log and log.count("clock") == 5
@@ -315,16 +326,19 @@ def test_a_deal_too_hard_to_solve_within_its_budget_is_searched_instead(monkeypa
     monkeypatch.setattr(boxwhist_search, "NODES_PER_ITERATION", 0)  # no position affordable
     monkeypatch.setattr(doubledummy, "_STOP_EVERY", 1)
     view = next(_endgame_views(ENDGAME_TRICKS, seed=8))
-    bot = SearchBot(random.Random(1), playouts=64)
+    bot = SearchBot(random.Random(1), playouts=64, pimc=False)
     assert view.refusal(bot.choose(view)) is None
     assert bot.last_samples == 64  # ISMCTS's iterations, not solved deals
 
 
-def test_without_the_endgame_the_end_is_searched():
+@pytest.mark.parametrize("pimc", [True, False])
+def test_without_the_endgame_the_end_is_searched(pimc):
     view = next(_endgame_views(ENDGAME_TRICKS, seed=8))
-    bot = SearchBot(random.Random(1), playouts=64, endgame=False)
+    bot = SearchBot(random.Random(1), playouts=640, endgame=False, pimc=pimc)
     bot.choose(view)
-    assert bot.last_samples == 64
+    distinct = len(_distinct(view, view.legal_moves))
+    # PIMC: its playouts (a fifth of the iterations) over the moves that differ; ISMCTS: its iterations.
+    assert bot.last_samples == (max(MIN_SAMPLES, 640 // PLAYOUT_COST // distinct) if pimc else 640)
 
 
 def _joint_views():
@@ -360,3 +374,79 @@ def test_a_joint_search_out_of_budget_leaves_the_end_to_the_solver(monkeypatch):
     bot = SearchBot(random.Random(1), playouts=10 * SOLVE_COST, joint=True)
     assert view.refusal(bot.choose(view)) is None
     assert bot.last_samples == 10  # the solver's deals, deal by deal
+
+
+def _equivalent(view, a, b) -> bool:
+    """Two cards from the same place (hand or box) of one suit, every card between them among
+    the moves from that place or played in a finished trick."""
+    low, high = sorted((int(view.card(a.position)), int(view.card(b.position))))
+    box = {p for _, p, _ in view.box}
+    ours = {int(view.card(move.position)) for move in view.legal_moves if (move.position in box) == (a.position in box)}
+    played = {int(play.card) for trick in view.tricks for play in trick.plays}
+    return ((a.position in box) == (b.position in box) and low // 13 == high // 13
+            and all(card in ours or card in played for card in range(low + 1, high)))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_vote_weighs_one_move_for_each_run_of_equivalent_cards(players):
+    """At every decision of random hands: each legal move is equivalent to exactly one move
+    voted on, the lowest card of its run; a card still out between two of ours, or one in the
+    hand and one in the box, keeps them apart."""
+    rng = random.Random(8)
+    game = BoxWhist(players)
+    merged = apart = 0
+    for number in range(20):
+        hand = game.new_hand(number % players, (), cards=shuffled_deck(game, rng))
+        while (seat := hand.turn) is not None:
+            view = hand.view(seat)
+            if not view.hand and not view.may_look[seat]:  # a closed box, played blind: no choice
+                hand.apply(rng.choice(view.legal_moves))
+                continue
+            more_merged, more_apart = check_one_move_per_run(view, _distinct(view, view.legal_moves), _equivalent)
+            merged, apart = merged + more_merged, apart + more_apart
+            hand.apply(rng.choice(view.legal_moves))
+    assert merged > 100 and apart > 100  # both cases came up often
+
+
+def _replayed_in_full(view, cards, asked):
+    """The hand so far replayed on the whole deck ``cards`` with the real engine, and the
+    model's chance of every asked move (an independent reckoning of ``Replay``'s)."""
+    hand = BoxWhistHand(view.game, view.dealer, TURN_UP if view.trump_turned else view.trump, cards,
+                        HonourPolicy.RECORD)
+    model = HeuristicBot(random.Random(0))
+    moves = [play.position for trick in view.tricks for play in trick.plays] + [p.position for p in view.trick]
+    weight = 1.0
+    for i, position in enumerate(moves):
+        if i in asked:
+            weighed = model.weigh(hand.view(hand.turn))
+            if len(weighed) > 1:
+                made = next((j for j, (move, _) in enumerate(weighed) if move.position == position), None)
+                weight *= modelled_chance([score for _, score in weighed], made)
+        hand.apply(PLAYS[position])
+    return hand, weight
+
+
+def test_inference_weighs_a_sampled_deal_as_replaying_the_whole_hand_on_it_would():
+    """``Replay`` replays the hand once without the unseen cards and fills in each sampled
+    deal's: the hand it gives to play on is the one the whole deal replayed gives, and each
+    weight is the model's chance of the asked moves (or, once below ``RULED_OUT``, at most that)."""
+    rng = random.Random(31)
+    weighed = ruled_out = 0
+    for hand, seat in random_positions(2, 8, seed=32, every=0.3):
+        view = hand.view(seat)
+        replay, k = Replay(view, RECENT), Knowledge(view)
+        for _ in range(3):
+            cards = replay.deck(*k.sample(rng), k.known)
+            full, expected = _replayed_in_full(view, cards, replay.asked)
+            mine = replay.replayed(cards)
+            assert mine.cards == full.cards and mine.hands == full.hands and mine.boxes == full.boxes
+            assert (mine.stack, mine.trick, mine.turn, mine.tricks_won) == (full.stack, full.trick, full.turn,
+                                                                            full.tricks_won)
+            weight = replay.weight(cards)
+            if weight >= RULED_OUT:
+                assert weight == pytest.approx(expected)
+            else:
+                assert expected <= weight * (1 + 1e-9)
+                ruled_out += 1
+            weighed += expected < 0.5
+    assert weighed > 20 and ruled_out > 5  # the model told deals apart, and ruled some out

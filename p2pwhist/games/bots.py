@@ -137,8 +137,8 @@ class Budget:
 
 
 class Searching:
-    """What the searching bots share (Box Whist's ``boxwhist.search.SearchBot``, ISMCTS, and
-    Box's ``box.search.BoxSearchBot``, PIMC): the budget, its levels (a subclass sets ``budgets``, one
+    """What the searching bots share (Box Whist's ``boxwhist.search.SearchBot``, PIMC or ISMCTS,
+    German Whist's and Box's, PIMC): the budget, its levels (a subclass sets ``budgets``, one
     ``Budget`` per name in ``LEVELS``), what a score means to a person (``why``), and PIMC's
     vote over sampled deals with its time cap (``vote``; ``SearchBot`` keeps its own cap, from
     the call of its ``choose``).
@@ -148,8 +148,8 @@ class Searching:
     (seconds), if both given, are a hard cap: in ``vote``, once the first
     deal has been played out with every choice, the clock is read before each playout, and at
     the limit the bot stops and votes over the deals it finished (a deal cut short is left out,
-    so every choice is judged on the same deals). It runs over by at most one playout (about a
-    millisecond) besides the first deal (about 15 ms at the start of a 2-player hand of Box
+    so every choice is judged on the same deals). It runs over by at most one playout (a
+    few milliseconds) besides the first deal (about 30 ms at the start of a 2-player hand of Box
     Whist). Without them the bot reads no clock.
 
     A subclass also says what its score means to a person (``why``, for a hint): with
@@ -186,17 +186,19 @@ class Searching:
         budget = cls.budgets[level]
         return cls(rng, budget.playouts, clock, budget.seconds, workers=workers, runner=runner)
 
-    def vote(self, choices: int, deal: Deal, job: tuple[Any, ...], deadline: float | None = None) -> int:
+    def vote(self, choices: int, deal: Deal, job: tuple[Any, ...], deadline: float | None = None,
+             playouts: int | None = None) -> int:
         """The best of ``choices`` by total score over sampled deals: ``deal(*job, rng)``
         samples one and returns a function that plays choice i on it to the end and scores it
         (``deal`` a module-level function and ``job`` plain values: a part may run in another
         process). Each of the ``workers`` parts votes over its own deals (``vote_part``), and
         their totals add up. ``weighed`` then gives every choice's mean score. The time cap
-        runs from here unless ``deadline`` (on ``clock``) is given."""
+        runs from here unless ``deadline`` (on ``clock``) is given; the playouts are the budget's
+        unless ``playouts`` is given (a bot that spends its budget in more than one way)."""
         clock = self.clock
         if deadline is None and clock is not None and self.time_limit is not None:
             deadline = clock() + self.time_limit
-        deals = max(MIN_SAMPLES, self.playouts // choices)
+        deals = max(MIN_SAMPLES, (playouts or self.playouts) // choices)
         seeds = [self.rng.getrandbits(64) for _ in range(self.workers)]
         parts = self.runner(vote_part, [(deal, job, choices, deals, seed, clock, deadline) for seed in seeds])
         self._totals = [sum(column) for column in zip(*(totals for totals, _ in parts), strict=True)]

@@ -1,5 +1,6 @@
 """Box Whist, all of it: its rules engine (``engine``), its words (``text``), its bots (a
-card-counting player, ``heuristic``, and an ISMCTS search over its fast simulator, ``search``),
+card-counting player, ``heuristic``, and a search that plays sampled deals out by its rules,
+``search``),
 and ``ENTRY``, which is all the rest of the program knows of it: the registry
 (``p2pwhist.games.registry``) finds it by this folder's name, and nothing outside the folder
 imports it.

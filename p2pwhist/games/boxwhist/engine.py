@@ -266,6 +266,25 @@ class BoxWhistHand:
             self.public.add(layout.trump_card)
         self.revokes = []
 
+    def clone(self) -> BoxWhistHand:
+        """An independent copy, for the search bot's playouts (the immutable records, the
+        game, the layout and the finished tricks, are shared)."""
+        other = BoxWhistHand.__new__(BoxWhistHand)
+        other.game, other.dealer, other.trump_rule, other.honour = self.game, self.dealer, self.trump_rule, self.honour
+        other.layout = self.layout
+        other.cards = list(self.cards)
+        other.hands = [list(hand) for hand in self.hands]
+        other.boxes = [list(box) for box in self.boxes]
+        other.may_look = list(self.may_look)
+        other.stack = list(self.stack)
+        other.trick = list(self.trick)
+        other.leader, other.turn = self.leader, self.turn
+        other.tricks_won = list(self.tricks_won)
+        other.tricks = list(self.tricks)
+        other.public = set(self.public)
+        other.revokes = list(self.revokes)
+        return other
+
     # -- static facts --------------------------------------------------------------------
 
     @property

@@ -33,6 +33,11 @@ from p2pwhist.games.boxwhist.heuristic import HeuristicBot
 
 __all__ = ["Replay"]
 
+# A deal whose weight falls below this (two moves the model would not have made, each about
+# 0.03, when it plays what it would about 0.9 a move) is as good as ruled out: its remaining
+# questions are not asked (each is one heuristic decision, most of a deal's cost).
+RULED_OUT = 1e-3
+
 
 class Replay:
     """The hand so far as one seat saw it (its view), ready to be replayed on sampled deals:
@@ -62,6 +67,18 @@ class Replay:
         theirs = [i for i, s in enumerate(seats) if s != seat]
         self.asked = frozenset(theirs[-recent:]) if recent else frozenset()
         self.model = HeuristicBot(None)  # type: ignore[arg-type]  # weigh never draws randomness
+        # The hand replayed once without the cards we cannot see: a copy at each asked move
+        # (the model's question there) and one now (a sample's playouts start from it). A
+        # sampled deal then only fills in those cards (``_fill``): the moves, the trick winners
+        # and the draws are the same on every deal.
+        self.unseen = unseen
+        hand = BoxWhistHand(game, self.dealer, self.trump, self.known, HonourPolicy.RECORD)
+        self.questions: list[tuple[BoxWhistHand, int]] = []
+        for i, position in enumerate(self.moves):
+            if i in self.asked:
+                self.questions.append((hand.clone(), position))
+            hand.apply(PLAYS[position])
+        self.now = hand
 
     def deck(self, hands: list[list[int]], boxes: list[list[int]], stack: list[int], my_box: dict[int, int],
              known_in_hand: list[list[int]]) -> list[Card | None]:
@@ -84,19 +101,28 @@ class Replay:
             cards[p] = Card(c)
         return cards
 
+    def _fill(self, hand: BoxWhistHand, cards: list[Card | None]) -> BoxWhistHand:
+        """``hand`` (one of ours, replayed without the unseen cards) with ``cards``'s there."""
+        known = hand.cards
+        for p in self.unseen:
+            known[p] = cards[p]
+        return hand
+
     def weight(self, cards: list[Card | None]) -> float:
-        """How likely the other seats' asked moves are, had they held what ``cards`` gives them."""
-        if not self.asked:
-            return 1.0
-        hand = BoxWhistHand(self.game, self.dealer, self.trump, cards, HonourPolicy.RECORD)
+        """How likely the other seats' asked moves are, had they held what ``cards`` gives them
+        (once below ``RULED_OUT``, no more is asked: then at most what it returns)."""
         weight = 1.0
-        for i, position in enumerate(self.moves):
-            if i in self.asked:
-                view = hand.view(hand.turn)
-                if len(view.legal_moves) > 1:  # a forced move says nothing (a third of them: skip the model)
-                    weighed = self.model.weigh(view)
-                    if len(weighed) > 1:
-                        made = next((i for i, (move, _) in enumerate(weighed) if move.position == position), None)
-                        weight *= modelled_chance([score for _, score in weighed], made)
-            hand.apply(PLAYS[position])
+        for question, position in reversed(self.questions):  # the latest first
+            if weight < RULED_OUT:
+                break
+            view = self._fill(question, cards).view(question.turn)
+            if len(view.legal_moves) > 1:  # a forced move says nothing (a third of them: skip the model)
+                weighed = self.model.weigh(view)
+                if len(weighed) > 1:
+                    made = next((i for i, (move, _) in enumerate(weighed) if move.position == position), None)
+                    weight *= modelled_chance([score for _, score in weighed], made)
         return weight
+
+    def replayed(self, cards: list[Card | None]) -> BoxWhistHand:
+        """The hand so far on ``cards``, to play on: a copy of our own."""
+        return self._fill(self.now.clone(), cards)

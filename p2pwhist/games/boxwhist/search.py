@@ -1,37 +1,45 @@
-"""A determinized search player for Box Whist: single-observer ISMCTS over sampled deals, the
-deals weighed by inference, and at 2 players the end of the hand solved exactly.
+"""A determinized search player for Box Whist: PIMC over sampled deals played out by the
+heuristic's rules, the deals picked by inference, and at 2 players the end of the hand solved
+exactly; or (``pimc=False``) single-observer ISMCTS with greedy playouts, what played before.
 
-For each decision with a choice the bot
+For each decision with a choice the bot reads what its seat knows from the public
+``BoxWhistView`` API only (never ``view._state``), as ``Knowledge``, and then
 
-1. reads what its seat knows from the public ``BoxWhistView`` API only (never ``view._state``),
-   as ``Knowledge``;
-2. runs iterations of SO-ISMCTS (Cowling, Powley and Whitehouse, "Information Set Monte Carlo
-   Tree Search", IEEE TCIAIG 4(2), 2012) on one tree whose nodes are the moves made since the
-   root, so that every sampled deal shares it. Each iteration samples a fresh deal consistent
-   with the knowledge (``Knowledge.sample``), descends the tree by UCB1 over the moves legal in
-   that deal (a child counts the iterations its move was legal in, which stands in for the
-   parent's visits: the other seats' legal moves change from deal to deal), adds one node,
-   plays the hand out with a fast perfect-information greedy policy (``_policy``) and backs up
-   to each node its mover's score (+1 a won hand, -1 a lost one, 0 a draw, plus a small
-   trick-margin term that breaks ties). A closed box card played blind (rule 7) is one chance
-   child, not a choice;
-3. plays the root's most visited move, and leaves the root's moves in ``last_weighed`` (mean
-   score, visits), best first.
+- **at 2 players near the end** (the stack gone, at most ``ENDGAME_TRICKS`` tricks left) the
+  unseen cards are only the split of the other seat's cards between its hand and box (and our
+  own closed box): each sampled deal is solved exactly (``doubledummy.Solver``), every move
+  valued by the hand's outcome under best play, the values weighed by inference, and the best
+  total played (``solve_part``). A deal too hard to solve within the budget's positions or half
+  the time (a few are) leaves the move to the search below;
+- **otherwise, PIMC with the heuristic's playouts** (``heuristic_deal``, as German Whist's
+  search plays): it samples deals consistent with the knowledge, replays the hand so far on
+  each, plays every move that differs (``_distinct``: of a run of equivalent cards, in the hand
+  or in the box, only the lowest) followed by the heuristic's play for every seat to the end,
+  each seat reading its own view of the sampled deal, and plays the move with the best total
+  score (``Searching.vote``: +1 a won hand, -1 a lost one, 0 a draw, plus a small trick-margin
+  term that breaks ties). The heuristic is a fair model of a player who cannot see the other
+  hands, so the playouts neither let our seat see through the deal later (the strategy fusion
+  of a perfect-information playout) nor let the other seat play as if it saw ours;
+- **or, with ``pimc=False``, SO-ISMCTS** (Cowling, Powley and Whitehouse, "Information Set
+  Monte Carlo Tree Search", IEEE TCIAIG 4(2), 2012; ``search_part``) on one tree whose nodes are
+  the moves made since the root, so that every sampled deal shares it. Each iteration samples a
+  deal, descends the tree by UCB1 over the moves legal in that deal (a child counts the
+  iterations its move was legal in, which stands in for the parent's visits: the other seats'
+  legal moves change from deal to deal), adds one node, plays the hand out with a fast
+  perfect-information greedy policy (``_policy``) and backs up to each node its mover's score.
+  A closed box card played blind (rule 7) is one chance child, not a choice. It plays the
+  root's most visited move.
 
-Three things go past that (issue 25):
+Either way ``last_weighed`` holds the moves weighed (mean score, deals), best first.
 
-- **Inference** (``inference.Replay``): each deal is weighed by how likely the other seats'
-  last ``RECENT`` choices are had they held what it gives them, under the heuristic bot as a
-  model of their play; ISMCTS draws its deals by weight from a pool of weighed ones (``_Pool``).
-- **The exact end** (2 players): once the stack is gone and at most ``ENDGAME_TRICKS`` tricks
-  are left, the unseen cards are only the split of the other seat's cards between its hand and
-  box (and our own closed box): each sampled deal is solved exactly (``doubledummy.Solver``),
-  every move valued by the hand's outcome under best play, the values weighed as above, and the
-  best total played (``solve_part``). A deal too hard to solve within the budget's positions
-  or half the time (a few are) leaves the move to ISMCTS.
-- **Every core**: a move runs as ``workers`` parts (``solve_part`` or ``search_part``), each
-  the level's whole budget with a seed of its own, on the runner passed in; their root values
-  add up (``games.bots``).
+- **Inference** (``inference.Replay``): a deal is weighed by how likely the other seats' last
+  ``RECENT`` choices are had they held what it gives them, under the heuristic bot as a model of
+  their play. PIMC plays each deal picked from ``CANDIDATES`` sampled ones by weight (sampling
+  importance resampling: the vote counts every deal alike); ISMCTS draws its deals by weight
+  from a pool of weighed ones (``_Pool``); the end's solved values are weighted means.
+- **Every core**: a move runs as ``workers`` parts (``solve_part``, ``games.bots.vote_part`` or
+  ``search_part``), each the level's whole budget with a seed of its own, on the runner passed
+  in; their root values add up (``games.bots``).
 
 One more was measured and is off (``joint=True`` turns it on): **less strategy fusion at the
 end** (``joint_part``). Solving each deal alone lets the bot play each as if it saw every card;
@@ -56,18 +64,22 @@ What a sample respects (the seat's knowledge, derived from the view):
   that enters a hand after the deal is shown (rule 9), so the unknown cards in a hand are all
   dealt cards, in it since the deal: a void once shown holds for all of them.
 
-The state is built directly (``_Sim``: plain int codes, lists), not as a ``BoxWhistHand`` per
-sample: a playout is then a few hundred list operations, and a ``BoxWhistHand`` would cost
-more to replay than the playout itself. ``tests/test_search_bot.py`` checks ``_Sim`` against
-``BoxWhistHand`` move by move (legal moves, tricks won).
+ISMCTS's state is built directly (``_Sim``: plain int codes, lists), not as a ``BoxWhistHand``
+per sample: its greedy playout is then a few hundred list operations, and a ``BoxWhistHand``
+would cost more to replay than the playout itself. ``tests/test_search_bot.py`` checks ``_Sim``
+against ``BoxWhistHand`` move by move (legal moves, tricks won). PIMC's heuristic reads views, so
+it plays on ``BoxWhistHand`` clones: the hand so far is replayed once per decision without the
+unseen cards (``inference.Replay``), and each sampled deal only fills them in.
 
 Pure: randomness comes in as the ``random.Random`` passed in, time (optional) as a clock
-function and a limit. The budget is a number of iterations, so with no clock, or when the cap
-does not bind, a run is repeatable from its seed. The cap runs from the call of ``choose`` (so
-digesting the view counts); the clock is read before every iteration but the first, and at the
-deadline the search stops: it overruns by at most one iteration (a playout of what is left of
-the hand, about half a millisecond at the start of a 2-player hand), plus the machine's own
-stalls, which no bot can bound.
+function and a limit. The budget is a number of ISMCTS iterations (PIMC plays a
+``PLAYOUT_COST``-th as many playouts, each costing about that many iterations' time), so with
+no clock, or when the cap does not bind, a run is repeatable from its seed. The cap runs from
+the call of ``choose`` (so digesting the view counts); ISMCTS reads the clock before every
+iteration but the first, PIMC before every playout once its first deal is played out with
+every move, and at the deadline the search stops: it overruns by at most one iteration or
+playout (a few milliseconds from the start of a 2-player hand) and PIMC's first deal, plus the
+machine's own stalls, which no bot can bound.
 
 The technique, by measurement (``scripts/compare_search.py``, where the PIMC it replaced is the
 baseline: per move, every legal move played out on each sampled deal, then a vote, as GIB does
@@ -130,6 +142,36 @@ clock: normal against easy 0.66 of 100 decided hands (0.563-0.745) over 59 pairs
 With inference, no clock, against the heuristic: at 3 players 0.393 of 244 decided hands (by deal
 0.344-0.443) over 96 deals (seed 503); at 4 players 0.282 of 298 (0.238-0.326) over 100 (seed
 504): no gain on the ISMCTS before it (the table above).
+
+PIMC with the heuristic's playouts (issue 25, later; ``scripts/duplicate.py --time-limit 0
+--jobs 2``, the normal level's budget, no clock, both searches on the same deals). Against the
+heuristic at 2 players over 100 deal pairs (seed 901): ISMCTS 0.626 of 179 decided hands
+(0.553-0.693), pairs won/lost 36/7, 0.27 s a move; PIMC with uniform deals 0.624 of 173; with
+inference 0.652 of 178 (0.579-0.718), pairs won/lost 41/10, 0.39 s a move (with a sharper model,
+temperature 0.02 and noise 0.05: 0.661, no clear gain). What better inference could give
+(``scripts/boxwhist_ceiling.py``, 60 of those pairs): the same PIMC told the other seat's hand
+and both boxes (only the stack sampled), at 100 playouts a move (``--playouts 500``), won 0.778
+of 108 decided hands; told every card, at 20, 0.920 of 113. But head to head against
+ISMCTS at 2 players (seed 902) it won only 0.396 of 169 decided hands (0.326-0.472) over 100
+deal pairs, pairs won/lost 12/34: it plays a best reply to the heuristic,
+the model in its playouts and its inference, and a stronger player is not the heuristic. So at
+2 players ISMCTS plays. At 3 and 4 players PIMC is far the stronger against the heuristic, over
+30 deals each (seeds 503 and 504; fair shares 1/3 and 1/4, intervals by deal): at 3 players
+0.461 of 76 points (0.392-0.529) against ISMCTS's 0.370 of 81 (0.300-0.441), deals above/below
+the fair share 16/3 against 7/4; at 4 players 0.418 of 91 (0.318-0.517) against 0.314 of 86
+(0.227-0.401), 20/4 against 15/9. Head to head, one PIMC seat against two ISMCTS ones at 3
+players, it took 0.306 of 49 points over 20 deals (0.211-0.402; fair 0.333), deals above/below
+5/5: about even. So at 3 and 4 players PIMC plays (``pimc=None``). Its levels are the same
+budgets, a fifth as many playouts (40, 200, 1,000), under the same caps; at 3 players
+(``scripts/time_cap.py --only 'boxwhist search 3p' --moves 40``; mean / 95th percentile / max,
+share at the cap) none went over its cap by 10%:
+
+    level   playouts  cap     idle                          2 busy processes
+    easy         40   0.25 s  0.07 / 0.14 / 0.17 s, none    0.11 / 0.25 / 0.25 s, 5%
+    normal      200   0.9 s   0.36 / 0.62 / 0.70 s, none    0.59 / 0.90 / 0.91 s, 24%
+    hard      1,000   2.7 s   1.84 / 2.70 / 2.71 s, 32%     2.27 / 2.71 / 2.71 s, 49%
+
+Whether PIMC's levels differ in strength as ISMCTS's do was not measured.
 """
 
 from __future__ import annotations
@@ -141,9 +183,10 @@ from typing import ClassVar
 
 from p2pwhist.games.base import Play
 from p2pwhist.games.bots import Budget, Searching, Weighed
-from p2pwhist.games.boxwhist.engine import trick_strength
+from p2pwhist.games.boxwhist.engine import BoxWhistHand, trick_strength
+from p2pwhist.games.boxwhist.heuristic import HeuristicBot
 from p2pwhist.games.boxwhist.inference import Replay
-from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
+from p2pwhist.games.doubledummy import OutOfTime, Position, Solver, equivalent_runs
 from p2pwhist.games.jointsearch import STOP_EVERY, Deal, joint_values
 
 __all__ = ["DEFAULT_ITERATIONS", "Knowledge", "SearchBot"]
@@ -186,6 +229,12 @@ JOINT_DEPTH = 3
 RECENT = 8
 FIRST_DEALS = 8
 ITERATIONS_PER_DEAL = 8
+# PIMC with the heuristic's playouts (``heuristic_deal``): a playout costs about as much as this
+# many ISMCTS iterations (3.3 ms from the first trick of a 2-player hand, against 0.43 ms), so
+# the level's budget buys that many times fewer. With inference each deal played is the pick of
+# CANDIDATES sampled ones (each weighed costs about a fifth of a playout's time).
+PLAYOUT_COST = 5
+CANDIDATES = 4
 # Rejection tries before the constrained deal (3 and 4 players only; 2 players deal exactly).
 _REJECTION_TRIES = 20
 
@@ -505,12 +554,14 @@ class _Node:
 
 
 class SearchBot(Searching):
-    """SO-ISMCTS over sampled deals with greedy playouts, and at 2 players the end solved
-    exactly; see the module docstring, and ``p2pwhist.games.bots.Searching`` for the budget
-    (here ``playouts`` counts iterations, one sampled deal and one playout each, and a solved
-    deal costs ``SOLVE_COST`` of them) and for ``workers``. ``uct`` is UCB1's exploration
-    constant; ``endgame`` False leaves the end to ISMCTS too, ``inference`` False samples deals
-    uniformly (both for comparison)."""
+    """PIMC with the heuristic's playouts or SO-ISMCTS with greedy ones over sampled deals, and
+    at 2 players the end solved exactly; see the module docstring, and
+    ``p2pwhist.games.bots.Searching`` for the budget (here ``playouts`` counts ISMCTS iterations,
+    one sampled deal and one playout each; a heuristic playout costs ``PLAYOUT_COST`` of them and
+    a solved deal ``SOLVE_COST``) and for ``workers``. ``pimc`` chooses the search: True PIMC,
+    False ISMCTS, None (the default) by the table, PIMC at 3 and 4 players and ISMCTS at 2, as
+    measured. ``uct`` is UCB1's exploration constant; ``endgame`` False leaves the end to the
+    search too, ``inference`` False samples deals uniformly (both for comparison)."""
 
     budgets: ClassVar[Mapping[str, Budget]] = {  # scripts/time_cap.py and scripts/duplicate.py measure them
         "easy": Budget(playouts=EASY_ITERATIONS, seconds=0.25),
@@ -524,8 +575,9 @@ class SearchBot(Searching):
 
     def __init__(self, rng: random.Random, playouts: int | None = None, clock: Callable[[], float] | None = None,
                  time_limit: float | None = None, uct: float = UCT, endgame: bool = True, inference: bool = True,
-                 joint: bool = False, **parallel) -> None:
+                 joint: bool = False, pimc: bool | None = None, **parallel) -> None:
         super().__init__(rng, playouts, clock, time_limit, **parallel)
+        self.pimc = pimc
         self.uct = uct
         self.endgame = endgame
         self.joint = joint
@@ -568,6 +620,13 @@ class SearchBot(Searching):
                 self.endgame and k.players == 2 and not k.stack_size and k.tricks_left <= ENDGAME_TRICKS):
             parts = self.runner(solve_part, [(k, replay, list(move_of), self.playouts, seed, clock, deadline)
                                              for seed in seeds])
+        pimc = self.pimc if self.pimc is not None else k.players > 2
+        if not any(part.samples for part in parts) and pimc:  # no endgame, or too slow to solve
+            distinct = _distinct(view, moves)
+            job = (k, replay or Replay(view, 0), distinct, CANDIDATES if replay else 1)
+            chosen = self.vote(len(distinct), heuristic_deal, job, deadline, max(1, self.playouts // PLAYOUT_COST))
+            self.last_weighed = self.weighed(distinct)
+            return distinct[chosen]
         if not any(part.samples for part in parts):  # no endgame, or its first deal too slow to solve
             parts = self.runner(search_part, [(k, replay, self.playouts, seed, self.uct, clock, deadline)
                                               for seed in seeds])
@@ -584,6 +643,47 @@ class SearchBot(Searching):
         self.last_weighed = tuple(Weighed(move_of[card], tried[card][1] / tried[card][0], tried[card][0])
                                   for card in ranked)
         return self.last_weighed[0].move
+
+
+def _distinct(view, moves: list[Play]) -> list[Play]:
+    """One move for each run of equivalent cards among ``moves``, hand and box apart, in their
+    order, the run's lowest card standing for it (``doubledummy.equivalent_runs``: cards of a
+    suit with no card between them still to be played win and lose the same tricks)."""
+    in_play = ((1 << 52) - 1) & ~sum(1 << int(play.card) for trick in view.tricks for play in trick.plays)
+    box = {p for _, p, _ in view.box}
+    code = {int(view.card(move.position)): move for move in moves}
+    lowest = set()
+    for place in (False, True):
+        held = sum(1 << card for card, move in code.items() if (move.position in box) is place)
+        lowest.update(run[-1] for run in equivalent_runs(held, in_play))
+    return [move for card, move in code.items() if card in lowest]
+
+
+def heuristic_deal(k: Knowledge, replay: Replay, moves: list[Play], candidates: int,
+                   rng: random.Random) -> Callable[[int], float]:
+    """One deal sampled from ``k``, the hand so far replayed on it; returns how move i scores
+    on it, played out by the heuristic for every seat (each reading its own view). With
+    ``candidates`` over 1 (and moves to ask about), the deal is the pick of that many sampled
+    ones, each as likely to be picked as ``replay``'s model made the other seats' asked moves on it
+    (sampling importance resampling: the vote counts every deal alike)."""
+    decks = []
+    for _ in range(candidates if candidates > 1 and replay.asked else 1):
+        hands, boxes, stack, my_box = k.sample(rng)
+        decks.append(replay.deck(hands, boxes, stack, my_box, k.known))
+    weights = [replay.weight(deck) for deck in decks] if len(decks) > 1 else [1.0]
+    root = replay.replayed(rng.choices(decks, weights=weights if sum(weights) else None)[0])
+    policy = HeuristicBot(rng)
+    return lambda i: heuristic_playout(root, moves[i], policy, k.seat)
+
+
+def heuristic_playout(hand: BoxWhistHand, move: Play, policy: HeuristicBot, seat: int) -> float:
+    """``move`` played on a copy of ``hand``, then ``policy`` for every seat to the end (each
+    reading its own view): ``seat``'s score."""
+    playout = hand.clone()
+    playout.apply(move)
+    while playout.turn is not None:
+        playout.apply(policy.choose(playout.view(playout.turn)))
+    return _score(playout.tricks_won, seat)
 
 
 def _weight(k: Knowledge, replay: Replay | None, deal: tuple) -> float:
