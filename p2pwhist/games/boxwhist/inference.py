@@ -15,10 +15,12 @@ German Whist's search shares):
 
     P(move) = (1 - MODEL_NOISE) * softmax(score / MODEL_TEMPERATURE)[move] + MODEL_NOISE / (moves)
 
-To ask the model, the hand is replayed on the sampled deal with the real engine
-(``BoxWhistHand``), so each seat's view at each of its past decisions is exactly what it saw
-then. Only its last ``recent`` decisions with a choice are asked (each costs one heuristic
-decision, about 0.1 ms), which bounds the cost per deal; blind box plays say nothing.
+To ask the model, the hand is replayed with the real engine (``BoxWhistHand``), once per
+decision without the cards the seat cannot see, and each sampled deal's cards are filled in at
+the asked moves: each seat's view at each of its past decisions is exactly what it saw then
+(the moves, trick winners and draws are the same on every deal). Only its last ``recent``
+decisions with a choice are asked (each costs one heuristic decision, about 0.1 ms), which
+bounds the cost per deal; blind box plays say nothing.
 
 Pure: the deal comes in, a weight goes out.
 """
