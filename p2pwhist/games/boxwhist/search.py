@@ -159,7 +159,10 @@ the model in its playouts and its inference, and a stronger player is not the he
 30 deals each (seeds 503 and 504; fair shares 1/3 and 1/4, intervals by deal): at 3 players
 0.461 of 76 points (0.392-0.529) against ISMCTS's 0.370 of 81 (0.300-0.441), deals above/below
 the fair share 16/3 against 7/4; at 4 players 0.418 of 91 (0.318-0.517) against 0.314 of 86
-(0.227-0.401), 20/4 against 15/9. Head to head, one PIMC seat against two ISMCTS ones at 3
+(0.227-0.401), 20/4 against 15/9. Over 40 more deals each (seeds 603 and 604, PIMC alone) it
+took 0.427 of 103 (0.343-0.512) at 3 players and 0.297 of 111 (0.222-0.372) at 4: over all 70,
+0.441 of 179 points and 0.351 of 202 (ISMCTS, over 96 and 100 other deals: 0.393 and 0.282).
+Head to head, one PIMC seat against two ISMCTS ones at 3
 players, it took 0.306 of 49 points over 20 deals (0.211-0.402; fair 0.333), deals above/below
 5/5: about even. So at 3 and 4 players PIMC plays (``pimc=None``). Its levels are the same
 budgets, a fifth as many playouts (40, 200, 1,000), under the same caps; at 3 players
