@@ -7,10 +7,10 @@ import random
 
 from helpers import check_one_move_per_run
 
-from p2pwhist.games.bots import RandomBot, make_bot
+from p2pwhist.games.bots import RandomBot, distinct_moves, make_bot
 from p2pwhist.games.germanwhist.engine import GermanWhist
 from p2pwhist.games.germanwhist.heuristic import GermanWhistHeuristicBot
-from p2pwhist.games.germanwhist.search import _deal, _distinct, _Knowledge, _replayed, _sampled
+from p2pwhist.games.germanwhist.search import _deal, _Knowledge, _replayed, _sampled
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, shuffled_deck
 
@@ -57,7 +57,7 @@ def test_the_search_bot_plays_legal_moves_and_says_why():
         view = hand.view(hand.turn)
         move = Checked(bot).choose(view)
         # The vote weighs one move for each run of equivalent cards; the end's solve, every move.
-        weighed = _distinct(view, view.legal_moves) if view.stack_size else view.legal_moves
+        weighed = distinct_moves(view, view.legal_moves) if view.stack_size else view.legal_moves
         if len(view.legal_moves) > 1:
             assert move in weighed and {w.move for w in bot.last_weighed} == set(weighed)
             assert "of the deals tried" in bot.why(view.describe_move)
@@ -81,7 +81,7 @@ def test_the_vote_weighs_one_move_for_each_run_of_equivalent_cards():
         hand = GAME.new_hand(number % 2, (), shuffled_deck(GAME, rng))
         while not hand.is_over:
             view = hand.view(hand.turn)
-            more_merged, more_apart = check_one_move_per_run(view, _distinct(view, view.legal_moves), _equivalent)
+            more_merged, more_apart = check_one_move_per_run(view, distinct_moves(view, view.legal_moves), _equivalent)
             merged, apart = merged + more_merged, apart + more_apart
             hand.apply(rng.choice(view.legal_moves))
     assert merged > 100 and apart > 100  # both cases came up often

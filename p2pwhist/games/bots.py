@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from p2pwhist.games.base import BotFactory, ConfigError, Play, View
+from p2pwhist.games.doubledummy import equivalent_runs
 
 LEVELS = ("easy", "normal", "hard")
 # The level ``play`` and ``--bot search`` use unless told: the strongest whose cap is within
@@ -78,6 +79,22 @@ def vote_part(deal: Deal, job: tuple[Any, ...], choices: int, deals: int, seed: 
         totals = [t + x for t, x in zip(totals, scores, strict=True)]
         done += 1
     return totals, done
+
+
+def distinct_moves(view: Any, moves: Sequence[Play], place: Callable[[Play], object] = lambda move: None) -> list[Play]:
+    """One move for each run of equivalent cards among ``moves``, in their order, the run's
+    lowest card standing for it (``doubledummy.equivalent_runs``): cards of a suit with no card
+    between them still to be played (each one between is among ``moves``, or played in a
+    finished trick) win and lose the same tricks, now and after. Moves from different places
+    (``place``, e.g. a hand and a box) are never merged. A vote then spends its deals on moves
+    that differ. Every card of ``moves`` must be known to ``view``."""
+    in_play = ((1 << 52) - 1) & ~sum(1 << int(play.card) for trick in view.tricks for play in trick.plays)
+    code = {int(view.card(move.position)): move for move in moves}
+    lowest: set[int] = set()
+    for where in {place(move) for move in code.values()}:
+        held = sum(1 << card for card, move in code.items() if place(move) == where)
+        lowest.update(run[-1] for run in equivalent_runs(held, in_play))
+    return [move for card, move in code.items() if card in lowest]
 
 
 # A heuristic's scores as a model of how a player plays (inference: how likely a sampled deal is,

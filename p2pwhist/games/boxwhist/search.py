@@ -185,11 +185,11 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from p2pwhist.games.base import Play
-from p2pwhist.games.bots import Budget, Searching, Weighed
+from p2pwhist.games.bots import Budget, Searching, Weighed, distinct_moves
 from p2pwhist.games.boxwhist.engine import BoxWhistHand, trick_strength
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
 from p2pwhist.games.boxwhist.inference import Replay
-from p2pwhist.games.doubledummy import OutOfTime, Position, Solver, equivalent_runs
+from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
 from p2pwhist.games.jointsearch import STOP_EVERY, Deal, joint_values
 
 __all__ = ["DEFAULT_ITERATIONS", "Knowledge", "SearchBot"]
@@ -649,17 +649,10 @@ class SearchBot(Searching):
 
 
 def _distinct(view, moves: list[Play]) -> list[Play]:
-    """One move for each run of equivalent cards among ``moves``, hand and box apart, in their
-    order, the run's lowest card standing for it (``doubledummy.equivalent_runs``: cards of a
-    suit with no card between them still to be played win and lose the same tricks)."""
-    in_play = ((1 << 52) - 1) & ~sum(1 << int(play.card) for trick in view.tricks for play in trick.plays)
+    """One move for each run of equivalent cards among ``moves`` (``bots.distinct_moves``), the
+    hand's and the box's apart: a box card is played only when void or once the hand is empty."""
     box = {p for _, p, _ in view.box}
-    code = {int(view.card(move.position)): move for move in moves}
-    lowest = set()
-    for place in (False, True):
-        held = sum(1 << card for card, move in code.items() if (move.position in box) is place)
-        lowest.update(run[-1] for run in equivalent_runs(held, in_play))
-    return [move for card, move in code.items() if card in lowest]
+    return distinct_moves(view, moves, lambda move: move.position in box)
 
 
 def heuristic_deal(k: Knowledge, replay: Replay, moves: list[Play], candidates: int,

@@ -5,7 +5,7 @@ plays every legal move on each sampled deal and then the hand out with the heuri
 both seats (``heuristic.GermanWhistHeuristicBot``, each seat reading its own view of the sampled
 deal), and plays the move with the best total score (``Searching.vote``: the budget, the time
 cap and the levels are the shared machinery's). The vote weighs one move for each run of
-equivalent cards (``_distinct``: cards of a suit with no card still to be played between them
+equivalent cards (``bots.distinct_moves``: cards of a suit with no card still to be played between them
 win and lose the same tricks, and the same turned card), so its deals go to moves that differ:
 in the stack phase, 5.8 distinct moves of 8.8 legal ones on average (decisions with a choice,
 100 hands of the heuristic's play).
@@ -58,8 +58,8 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from p2pwhist.games.base import PLAYS, HonourPolicy, Play
-from p2pwhist.games.bots import Budget, Searching, Weighed, modelled_chance
-from p2pwhist.games.doubledummy import OutOfTime, Position, Solver, equivalent_runs
+from p2pwhist.games.bots import Budget, Searching, Weighed, distinct_moves, modelled_chance
+from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
 from p2pwhist.games.germanwhist.engine import DECK_SIZE, GermanWhistHand, dealt_hand
 from p2pwhist.games.germanwhist.heuristic import GermanWhistHeuristicBot
 
@@ -134,18 +134,6 @@ class _Knowledge:
         for p in self.unknown:
             cards[p] = pool.pop()
         return cards  # type: ignore[return-value]
-
-
-def _distinct(view, moves: list[Play]) -> list[Play]:
-    """One move for each run of equivalent cards among ``moves`` (``doubledummy``'s runs), in
-    their order, the run's lowest card standing for it: cards of a suit with no card between
-    them still to be played (each one between is ours, or played in a finished trick) win and
-    lose the same tricks, now and after, and win the same turned card. The vote then spends
-    its deals on moves that differ."""
-    code = {int(view.card(move.position)): move for move in moves}
-    played = sum(1 << int(play.card) for trick in view.tricks for play in trick.plays)
-    lowest = {run[-1] for run in equivalent_runs(sum(1 << card for card in code), ((1 << DECK_SIZE) - 1) & ~played)}
-    return [move for card, move in code.items() if card in lowest]
 
 
 def _deal(game, knowledge: _Knowledge, seat: int, moves: list[Play], inference: bool,
@@ -237,7 +225,7 @@ class GermanWhistSearchBot(Searching):
                 return solved
         # Even a single run is voted on: a move chosen among several takes a choice's time
         # (``cli_play.Steady`` paces only forced moves), and the hint's odds come from the vote.
-        distinct = _distinct(view, moves)
+        distinct = distinct_moves(view, moves)
         move = distinct[self.vote(len(distinct), _deal, (game, knowledge, seat, distinct, self.inference), deadline)]
         self.last_weighed = self.weighed(distinct)
         return move
