@@ -15,7 +15,7 @@ from p2pwhist.cards import Card, Suit
 from p2pwhist.games.base import PLAYS, HonourPolicy, Play
 from p2pwhist.games.bots import RandomBot
 from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhist, BoxWhistHand
-from p2pwhist.games.boxwhist.heuristic import HeuristicBot
+from p2pwhist.games.boxwhist.heuristic import _BOX_PLAIN_FACTOR, HeuristicBot, _Knowledge, _value
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, shuffled_deck
 
@@ -62,6 +62,45 @@ def test_heuristic_plays_a_legal_move_in_every_position(players, hands):
             hand.apply(move)
         assert sum(hand.result().scores) == {2: 26, 3: 17, 4: 13}[players]
     assert decisions > hands * 10
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_heuristic_counts_the_cards_it_should(players):
+    """The card counting (kept as bit masks for speed) against its definition, read off the
+    engine at every decision of random hands: a card's future value counts the outstanding
+    cards of its suit above it (not played, not the seat's own hand or open box), and a
+    face-down draw's value averages over the cards the seat has not seen."""
+    game = BoxWhist(players)
+    rng = random.Random(200 + players)
+    checked = 0
+    for number in range(25):
+        hand = game.new_hand(number % players, (), cards=shuffled_deck(game, rng))
+        while (seat := hand.turn) is not None:
+            view = hand.view(seat)
+            mine = {int(c) for c in view.hand.values()} | {int(c) for _, _, c in view.box if c is not None}
+            played = {int(p.card) for t in view.tricks for p in t.plays} | {int(p.card) for p in view.trick}
+            out = {int(c) for c in view.deck} - played - mine
+            seen = set(mine) | played | {int(c) for j in range(players) if j != seat for c in view.known_hand_cards(j)}
+            seen |= set() if view.exposed is None else {int(view.exposed)}
+            unseen = sorted({int(c) for c in view.deck} - seen)
+            trump = -1 if view.trump is None else int(view.trump)
+
+            def value(card: int) -> float:
+                return _value(sum(1 for c in out if c // 13 == card // 13 and c > card), card // 13 == trump)
+
+            hand_cards = {p: int(c) for p, c in view.hand.items()}
+            box_open = {p: int(c) for _, p, c in view.box if c is not None}
+            k = _Knowledge(view, hand_cards, box_open)
+            for card in hand_cards.values():
+                assert k.value(card) == value(card)
+            for card in box_open.values():
+                factor = 1.0 if card // 13 == trump else _BOX_PLAIN_FACTOR
+                assert k.value(card, in_box=True) == value(card) * factor
+            draws = [value(card) for card in unseen]
+            assert k.average_draw_value() == pytest.approx(sum(draws) / len(draws) if draws else 0.0)
+            checked += 1
+            hand.apply(rng.choice(view.legal_moves))
+    assert checked > 300
 
 
 def _replay(game, hand: BoxWhistHand, deck, moves) -> BoxWhistHand:

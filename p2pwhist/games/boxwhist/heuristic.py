@@ -31,6 +31,7 @@ showed void in a suit holds, of that suit, exactly the cards seen entering its h
 
 from __future__ import annotations
 
+import functools
 import random
 
 from p2pwhist.games.base import Play
@@ -69,8 +70,24 @@ def _value(higher_out: int, is_trump: bool) -> float:
     return table[higher_out] if higher_out < len(table) else table[-1]
 
 
+# A suit's cards as a rank mask: bit r - 2 for rank r (a card's code is suit * 13 + rank - 2).
+_SUIT_MASK = (1 << 13) - 1
+
+
+def _above(ranks: int, index: int) -> int:
+    """How many of the rank mask ``ranks`` are above the rank index ``index`` (rank - 2)."""
+    return (ranks >> (index + 1)).bit_count()
+
+
+@functools.lru_cache(maxsize=4)  # a game has one deck: there are two
+def _deck_mask(deck: tuple) -> int:
+    return sum(1 << int(card) for card in deck)
+
+
 class _Knowledge:
-    """What the seat to move knows, digested for one decision."""
+    """What the seat to move knows, digested for one decision. The cards are bit masks (bit i
+    for the card coded i; per suit, a rank mask): the heuristic runs in every playout of the
+    search bot, where counting cards above a rank is a popcount instead of a scan."""
 
     __slots__ = (
         "seat", "players", "trump", "unknown_by_suit", "out_by_suit", "known", "void",
@@ -82,40 +99,38 @@ class _Knowledge:
         n = self.players = view.players
         trump = view.trump
         self.trump = -1 if trump is None else int(trump)
-        deck = frozenset(int(c) for c in view.deck)
-        seen: set[int] = set(hand.values())
-        seen.update(box_open.values())
+        ours = 0
+        for card in hand.values():
+            ours |= 1 << card
+        for card in box_open.values():
+            ours |= 1 << card
         void = self.void = [[False] * 4 for _ in range(n)]
-
-        def note(plays) -> None:
-            led = int(plays[0].card) // 13
-            seen.add(int(plays[0].card))
-            for play in plays[1:]:
-                card = int(play.card)
-                seen.add(card)
+        played = 0
+        current = view.trick
+        for plays in [trick.plays for trick in view.tricks] + ([current] if current else []):
+            led = plays[0].card // 13
+            for play in plays:
+                card = play.card  # a Card is an int
+                played |= 1 << card
                 if play.from_box or card // 13 != led:
                     void[play.seat][led] = True  # no original card of the led suit left
-
-        for trick in view.tricks:
-            note(trick.plays)
-        current = view.trick
-        if current:
-            note(current)
-        played = set(seen) - set(hand.values()) - set(box_open.values())
+        seen = ours | played
         known = self.known = [[] for _ in range(n)]
         for other in range(n):
             if other != seat:
                 cards = [int(c) for c in view.known_hand_cards(other)]
                 known[other] = cards
-                seen.update(cards)
+                for card in cards:
+                    seen |= 1 << card
         exposed = view.exposed
         if exposed is not None:
-            seen.add(int(exposed))
-        unknown = deck - seen
-        self.unknown_by_suit = [sorted(c % 13 + 2 for c in unknown if c // 13 == s) for s in range(4)]
+            seen |= 1 << int(exposed)
+        deck = _deck_mask(view.deck)
+        unknown = deck & ~seen
+        self.unknown_by_suit = [(unknown >> (13 * s)) & _SUIT_MASK for s in range(4)]
         # Outstanding: cards that are not ours and not yet played (they may still beat ours).
-        out = deck - played - set(hand.values()) - set(box_open.values())
-        self.out_by_suit = [sorted(c % 13 + 2 for c in out if c // 13 == s) for s in range(4)]
+        out = deck & ~played & ~ours
+        self.out_by_suit = [(out >> (13 * s)) & _SUIT_MASK for s in range(4)]
 
         hand_sizes = self.hand_sizes = view.hand_sizes
         box_sizes = self.box_sizes = view.box_sizes
@@ -145,11 +160,9 @@ class _Knowledge:
     # -- future value of a card --------------------------------------------------------------
 
     def value(self, card: int, in_box: bool = False) -> float:
-        suit, rank = divmod(card, 13)
-        rank += 2
-        higher = sum(1 for r in self.out_by_suit[suit] if r > rank)
+        suit, index = divmod(card, 13)
         is_trump = suit == self.trump
-        v = _value(higher, is_trump)
+        v = _value(_above(self.out_by_suit[suit], index), is_trump)
         if in_box and not is_trump:
             v *= _BOX_PLAIN_FACTOR
         return v
@@ -159,22 +172,21 @@ class _Knowledge:
     def p_beat(self, other: int, best: int, led: int) -> float:
         """Chance that ``other``, playing later in this trick, can beat ``best``."""
         trump = self.trump
-        b_suit, b_rank = divmod(best, 13)
-        b_rank += 2
+        b_suit, b_index = divmod(best, 13)
         best_is_trump = b_suit == trump
         known = self.known[other]
         unknown = self.unknown_by_suit
 
         def beaters(suit: int) -> int:  # unknown cards of ``suit`` that beat ``best``
             if suit == b_suit:
-                return sum(1 for r in unknown[suit] if r > b_rank)
+                return _above(unknown[suit], b_index)
             if suit == trump and not best_is_trump:
-                return len(unknown[suit])
+                return unknown[suit].bit_count()
             return 0
 
         def known_beats(card: int) -> bool:
-            s, r = divmod(card, 13)
-            return (s == b_suit and r + 2 > b_rank) or (s == trump and not best_is_trump)
+            s, i = divmod(card, 13)
+            return (s == b_suit and i > b_index) or (s == trump and not best_is_trump)
 
         # Box cards: usable when void in the led suit (or when the hand is empty).
         box_n = self.box_sizes[other]
@@ -197,7 +209,7 @@ class _Knowledge:
         p_follow_beat = 1.0 - (1.0 - p_led) ** beaters(led) if led == b_suit else 0.0
         if has_led_known:
             return p_follow_beat
-        p_void = (1.0 - p_led) ** len(unknown[led])
+        p_void = (1.0 - p_led) ** unknown[led].bit_count()
         # Void in the led suit: a trump from the hand, or a box card.
         if trump >= 0 and trump != led:
             if any(c // 13 == trump and known_beats(c) for c in known):
@@ -216,10 +228,12 @@ class _Knowledge:
         trump = self.trump
         for s in range(4):
             out = self.out_by_suit[s]
-            for r in self.unknown_by_suit[s]:
-                higher = sum(1 for x in out if x > r)
-                total += _value(higher, s == trump)
+            ranks = self.unknown_by_suit[s]
+            while ranks:
+                low = ranks & -ranks
+                total += _value(_above(out, low.bit_length() - 1), s == trump)
                 count += 1
+                ranks ^= low
         return total / count if count else 0.0
 
 

@@ -19,7 +19,7 @@ To ask the model, the hand is replayed with the real engine (``BoxWhistHand``), 
 decision without the cards the seat cannot see, and each sampled deal's cards are filled in at
 the asked moves: each seat's view at each of its past decisions is exactly what it saw then
 (the moves, trick winners and draws are the same on every deal). Only its last ``recent``
-decisions with a choice are asked (each costs one heuristic decision, about 0.1 ms), which
+decisions with a choice are asked (each costs one heuristic decision, about 0.06 ms), which
 bounds the cost per deal; blind box plays say nothing.
 
 Pure: the deal comes in, a weight goes out.
