@@ -145,6 +145,11 @@ def deck_without(*removed: Card) -> tuple[Card, ...]:
     return tuple(card for card in CARDS if card not in removed)
 
 
+def card_mask(cards: Iterable[int]) -> int:
+    """The cards as a bit mask, bit i for the card coded i (the bots count cards with these)."""
+    return sum(1 << card for card in cards)
+
+
 def format_cards(cards: Iterable[Card | None]) -> str:
     """Cards in a line; "?" for one never revealed (a record of a hand cut short)."""
     return " ".join("?" if card is None else str(card) for card in cards)

@@ -77,19 +77,20 @@ def test_heuristic_counts_the_cards_it_should(players):
         hand = game.new_hand(number % players, (), cards=shuffled_deck(game, rng))
         while (seat := hand.turn) is not None:
             view = hand.view(seat)
-            mine = {int(c) for c in view.hand.values()} | {int(c) for _, _, c in view.box if c is not None}
+            hand_cards = {p: int(c) for p, c in view.hand.items()}
+            box_open = {p: int(c) for _, p, c in view.box if c is not None}
+            mine = set(hand_cards.values()) | set(box_open.values())
             played = {int(p.card) for t in view.tricks for p in t.plays} | {int(p.card) for p in view.trick}
-            out = {int(c) for c in view.deck} - played - mine
-            seen = set(mine) | played | {int(c) for j in range(players) if j != seat for c in view.known_hand_cards(j)}
+            deck = {int(c) for c in view.deck}
+            out = deck - played - mine
+            seen = mine | played | {int(c) for j in range(players) if j != seat for c in view.known_hand_cards(j)}
             seen |= set() if view.exposed is None else {int(view.exposed)}
-            unseen = sorted({int(c) for c in view.deck} - seen)
+            unseen = sorted(deck - seen)
             trump = -1 if view.trump is None else int(view.trump)
 
             def value(card: int) -> float:
                 return _value(sum(1 for c in out if c // 13 == card // 13 and c > card), card // 13 == trump)
 
-            hand_cards = {p: int(c) for p, c in view.hand.items()}
-            box_open = {p: int(c) for _, p, c in view.box if c is not None}
             k = _Knowledge(view, hand_cards, box_open)
             for card in hand_cards.values():
                 assert k.value(card) == value(card)

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
+from p2pwhist.cards import card_mask
 from p2pwhist.games.base import BotFactory, ConfigError, Play, View
 from p2pwhist.games.doubledummy import equivalent_runs
 
@@ -88,11 +89,11 @@ def distinct_moves(view: Any, moves: Sequence[Play], place: Callable[[Play], obj
     finished trick) win and lose the same tricks, now and after. Moves from different places
     (``place``, e.g. a hand and a box) are never merged. A vote then spends its deals on moves
     that differ. Every card of ``moves`` must be known to ``view``."""
-    in_play = ((1 << 52) - 1) & ~sum(1 << int(play.card) for trick in view.tricks for play in trick.plays)
+    in_play = ((1 << 52) - 1) & ~card_mask(play.card for trick in view.tricks for play in trick.plays)
     code = {int(view.card(move.position)): move for move in moves}
     lowest: set[int] = set()
     for where in {place(move) for move in code.values()}:
-        held = sum(1 << card for card, move in code.items() if place(move) == where)
+        held = card_mask(card for card, move in code.items() if place(move) == where)
         lowest.update(run[-1] for run in equivalent_runs(held, in_play))
     return [move for card, move in code.items() if card in lowest]
 

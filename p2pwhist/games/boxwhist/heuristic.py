@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import random
 
+from p2pwhist.cards import card_mask
 from p2pwhist.games.base import Play
 from p2pwhist.games.boxwhist.engine import trick_strength
 
@@ -79,9 +80,12 @@ def _above(ranks: int, index: int) -> int:
     return (ranks >> (index + 1)).bit_count()
 
 
-@functools.lru_cache(maxsize=4)  # a game has one deck: there are two
-def _deck_mask(deck: tuple) -> int:
-    return sum(1 << int(card) for card in deck)
+def _by_suit(cards: int) -> list[int]:
+    """A card mask as four rank masks, one per suit."""
+    return [(cards >> (13 * suit)) & _SUIT_MASK for suit in range(4)]
+
+
+_deck_mask = functools.lru_cache(maxsize=4)(card_mask)  # a game has one deck: there are two
 
 
 class _Knowledge:
@@ -99,11 +103,7 @@ class _Knowledge:
         n = self.players = view.players
         trump = view.trump
         self.trump = -1 if trump is None else int(trump)
-        ours = 0
-        for card in hand.values():
-            ours |= 1 << card
-        for card in box_open.values():
-            ours |= 1 << card
+        ours = card_mask(hand.values()) | card_mask(box_open.values())
         void = self.void = [[False] * 4 for _ in range(n)]
         played = 0
         current = view.trick
@@ -120,17 +120,16 @@ class _Knowledge:
             if other != seat:
                 cards = [int(c) for c in view.known_hand_cards(other)]
                 known[other] = cards
-                for card in cards:
-                    seen |= 1 << card
+                seen |= card_mask(cards)
         exposed = view.exposed
         if exposed is not None:
             seen |= 1 << int(exposed)
         deck = _deck_mask(view.deck)
         unknown = deck & ~seen
-        self.unknown_by_suit = [(unknown >> (13 * s)) & _SUIT_MASK for s in range(4)]
+        self.unknown_by_suit = _by_suit(unknown)
         # Outstanding: cards that are not ours and not yet played (they may still beat ours).
         out = deck & ~played & ~ours
-        self.out_by_suit = [(out >> (13 * s)) & _SUIT_MASK for s in range(4)]
+        self.out_by_suit = _by_suit(out)
 
         hand_sizes = self.hand_sizes = view.hand_sizes
         box_sizes = self.box_sizes = view.box_sizes

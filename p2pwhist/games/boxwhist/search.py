@@ -196,6 +196,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
+from p2pwhist.cards import card_mask
 from p2pwhist.games.base import Play
 from p2pwhist.games.bots import Budget, Searching, Weighed, distinct_moves
 from p2pwhist.games.boxwhist.engine import BoxWhistHand, trick_strength
@@ -553,10 +554,6 @@ def _score(won: list[int], seat: int) -> float:
     return outcome + _MARGIN_WEIGHT * (mine - rival)
 
 
-def _mask(cards: list[int]) -> int:
-    return sum(1 << card for card in cards)
-
-
 class _Node:
     """A node of the ISMCTS tree: the moves made since the root lead to it. ``avail`` counts
     the iterations in which its move was legal (at least once: when it was added)."""
@@ -769,8 +766,8 @@ def solve_part(k: Knowledge, replay: Replay | None, cards: list[int], budget: in
             break
         deal = hands, boxes, _, _ = k.sample(rng)
         weight = _weight(k, replay, deal)
-        position = Position(hands=(_mask(hands[0]), _mask(hands[1])), turn=k.turn, trump=k.trump,
-                            reserves=(_mask(boxes[0]), _mask(boxes[1])), looks=(k.may_look[0], k.may_look[1]),
+        position = Position(hands=(card_mask(hands[0]), card_mask(hands[1])), turn=k.turn, trump=k.trump,
+                            reserves=(card_mask(boxes[0]), card_mask(boxes[1])), looks=(k.may_look[0], k.may_look[1]),
                             led=led)
         solver = Solver(k.trump, rng.randrange(52))
         limit = nodes - used if solved else nodes // 2
@@ -815,7 +812,8 @@ def joint_part(k: Knowledge, replay: Replay | None, budget: int, seed: int, cloc
         weight = _weight(k, replay, deal)
         solver = Solver(k.trump, rng.randrange(52), stop)
         solvers.append(solver)
-        deals.append(Deal((_mask(hands[0]), _mask(hands[1])), (_mask(boxes[0]), _mask(boxes[1])), weight, solver))
+        deals.append(Deal((card_mask(hands[0]), card_mask(hands[1])), (card_mask(boxes[0]), card_mask(boxes[1])),
+                          weight, solver))
     out = _Part()
     if not sum(deal.weight for deal in deals):
         deals = [Deal(d.hands, d.reserves, 1.0, d.solver) for d in deals]  # no deal fits the model: uniform

@@ -57,6 +57,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import ClassVar
 
+from p2pwhist.cards import card_mask
 from p2pwhist.games.base import PLAYS, HonourPolicy, Play
 from p2pwhist.games.bots import Budget, Searching, Weighed, distinct_moves, modelled_chance
 from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
@@ -241,7 +242,7 @@ class GermanWhistSearchBot(Searching):
         cards = hand.cards
 
         def mask(positions) -> int:
-            return sum(1 << int(cards[p]) for p in positions)
+            return card_mask(cards[p] for p in positions)
 
         led = int(hand.trick[0].card) if hand.trick else -1
         position = Position(hands=(mask(hand.hands[0]), mask(hand.hands[1])), turn=hand.turn, trump=int(hand.trump),
