@@ -32,7 +32,8 @@ them), so the 95% interval is clustered by deal: the ratio estimate (search poin
 points) with its delta-method standard error over deals. A Wilson interval over games
 (``ci95_wilson_hands``), which wrongly treats them as independent, is in the JSON for
 comparison only. It also counts the deals on which the search seat won more (less) than its
-fair share of that deal's points.
+fair share of that deal's points, and (``per_deal``) each deal's search points and all its
+points, so that ``scripts/paired.py`` can compare two runs on the same deals deal by deal.
 
 Every 20 deals a progress line goes to stderr (the deals done, the wins or points so far,
 the seconds); a kill (SIGTERM) or Ctrl-C stops the run and its worker processes. The LAST line
@@ -403,6 +404,8 @@ def rotation(setting: Setting, deals_: int, seed: int, jobs: int = 1, max_second
         "clear_of_fair": (low > 1 / players) if points_total else False,
         "deals_above_fair": above,
         "deals_below_fair": below,
+        "seed": seed,
+        "per_deal": per_deal,  # (search points, all points) by deal: scripts/paired.py compares two runs
         **timing.figures(),
         "playouts": setting.playouts,
         "time_limit": setting.time_limit,

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Two ``scripts/duplicate.py`` runs in rotations (3 or more players) on the same deals,
+compared deal by deal: the difference in the search seat's share of the points, B's less A's,
+with a 95% interval clustered by deal.
+
+Both runs must be of the same game, table, options, seed and opponent, so that deal i is the
+same deck and dealer in each (duplicate.py derives them from ``--seed`` in deal order); they
+differ in the bot measured (``--search``, ``--playouts``, a version of the code). Pairing the
+deals takes out their luck, which dominates a share's interval: a difference too small to show
+between two separate intervals can show here. Over the deals both runs finished.
+
+The interval is the delta method's for a difference of two ratio estimates, each
+sum(search points) / sum(all points), with each deal's two runs as one cluster.
+
+    python scripts/paired.py A.json B.json
+
+Each file is a duplicate.py output (its last line, the JSON object, is read), with one result
+or with ``--result N`` picking one by index (the same in both). The last line printed is one
+JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+Z95 = 1.959964
+# What must agree for deal i to be the same deal in both runs.
+SAME = ("game", "variant", "players", "seed", "pairing_opponent")
+
+
+def share_difference(a: list[tuple[int, int]], b: list[tuple[int, int]], z: float = Z95) -> tuple[float, float, float]:
+    """(B's share - A's share, interval low, interval high) over the deals both have; deal i of
+    ``a`` and of ``b`` (search points, all points) are the same deal."""
+    k = min(len(a), len(b))
+    a, b = a[:k], b[:k]
+    total_a = sum(d for _, d in a)
+    total_b = sum(d for _, d in b)
+    if k < 2 or not total_a or not total_b:
+        raise ValueError("need at least 2 deals with points in each run")
+    ra = sum(w for w, _ in a) / total_a
+    rb = sum(w for w, _ in b) / total_b
+    # Each share's linearization per deal, (w - r d) / total; a deal's two runs are one cluster.
+    terms = [(wb - rb * db) / total_b - (wa - ra * da) / total_a for (wa, da), (wb, db) in zip(a, b, strict=True)]
+    half = z * math.sqrt(k / (k - 1) * sum(t * t for t in terms))
+    return rb - ra, rb - ra - half, rb - ra + half
+
+
+def load(path: Path, index: int) -> dict:
+    """Result ``index`` of the duplicate.py output in ``path``."""
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    if not lines:
+        raise ValueError(f"{path}: empty")
+    try:
+        results = json.loads(lines[-1])["results"]
+        result = results[index]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise ValueError(f"{path}: its last line is not a duplicate.py result {index}") from None
+    if "per_deal" not in result:
+        raise ValueError(f"{path}: result {index} has no per-deal points (a rotations run of this duplicate.py)")
+    result["pairing_opponent"] = result["pairing"].split(" vs ")[-1]
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("a", type=Path, help="duplicate.py output: the run compared against")
+    parser.add_argument("b", type=Path, help="duplicate.py output: the run measured")
+    parser.add_argument("--result", type=int, default=0, help="which result of each (default: the first)")
+    args = parser.parse_args(argv)
+    try:
+        a, b = load(args.a, args.result), load(args.b, args.result)
+        differing = [key for key in SAME if a.get(key) != b.get(key)]
+        if differing:
+            raise ValueError(f"not the same deals: the runs differ in {', '.join(differing)}")
+        difference, low, high = share_difference(a["per_deal"], b["per_deal"])
+    except (OSError, ValueError) as error:
+        sys.exit(f"paired.py: {error}")
+    deals = min(len(a["per_deal"]), len(b["per_deal"]))
+    print(f"{a['game']}, {a['players']} players, seed {a['seed']}, {deals} deals: B - A = {difference:+.4f} "
+          f"(95% CI by deal {low:+.4f} to {high:+.4f}); A {a['pairing']}, B {b['pairing']}")
+    print(json.dumps({"deals": deals, "difference": round(difference, 4), "ci95": [round(low, 4), round(high, 4)],
+                      "a": a["pairing"], "b": b["pairing"]}))
+
+
+if __name__ == "__main__":
+    main()
