@@ -61,8 +61,9 @@ order) but their timing, since the jobs share the machine.
 then over the deals completed).
 
 ``--level`` gives the bot a level's budget (``budgets`` of the game's search bot, in its
-folder's ``search.py``): its playouts (for Box Whist's, ISMCTS iterations) and its per-move
-cap, with the clock (``time.perf_counter``). ``--playouts`` and ``--time-limit`` set either by
+folder's ``search.py``): its playouts (for Box Whist's, ISMCTS iterations), its per-move
+cap, with the clock (``time.perf_counter``), and its switches if any (Box Whist's easy plays
+with inference off; ``--search`` may set them otherwise). ``--playouts`` and ``--time-limit`` set either by
 hand. Without a time limit the budget is the playout count alone and a run is repeatable from
 its seed.
 """
@@ -511,9 +512,10 @@ def main(argv: list[str] | None = None) -> None:
     budget = entry.search_bot.budgets[args.level]
     playouts = budget.playouts if args.playouts is None else args.playouts
     time_limit = budget.seconds if args.time_limit is None else args.time_limit or None
+    subject = BotSpec(args.search.name, (*budget.switches, *args.search.kwargs))  # --search's switches win
     results = []
     for opponent in args.opponents:
-        setting = Setting(args.game, tuple(all_options(entry, options).items()), args.players, args.search, opponent,
+        setting = Setting(args.game, tuple(all_options(entry, options).items()), args.players, subject, opponent,
                           playouts, time_limit, args.workers)
         if not pairs:
             r = rotation(setting, args.pairs, args.seed, args.jobs, args.max_seconds)

@@ -31,6 +31,7 @@ def test_each_level_is_a_budget_and_a_cap_on_the_clock_passed_in(game, factory):
         bot = make_bot(factory, random.Random(0), level, clock)
         budget = factory.budgets[level]
         assert (bot.playouts, bot.time_limit, bot.clock) == (budget.playouts, budget.seconds, clock)
+        assert all(getattr(bot, name) == value for name, value in budget.switches)
     default = make_bot(factory, random.Random(0))
     assert default.playouts == factory.budgets[DEFAULT_LEVEL].playouts and default.clock is None
     # Harder levels think longer; the default answers within about a second (issue 12), with
@@ -39,6 +40,13 @@ def test_each_level_is_a_budget_and_a_cap_on_the_clock_passed_in(game, factory):
     assert [b.playouts for b in budgets] == sorted(b.playouts for b in budgets)
     assert [b.seconds for b in budgets] == sorted(b.seconds for b in budgets)
     assert factory.budgets[DEFAULT_LEVEL].seconds * 1.1 <= 1.0
+
+
+def test_box_whists_easy_level_reads_nothing_into_how_the_others_played():
+    """Easy samples deals uniformly (``inference`` off): at 4 players the budget alone made
+    easy no clearly weaker than normal; normal and hard keep inference."""
+    on = {level: make_bot(SearchBot, random.Random(0), level).inference for level in LEVELS}
+    assert on == {"easy": False, "normal": True, "hard": True}
 
 
 def test_a_bot_without_levels_refuses_one():

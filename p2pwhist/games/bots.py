@@ -148,10 +148,13 @@ class Weighed:
 class Budget:
     """A searching bot's budget per move: ``playouts`` (deterministic: sampled deals played
     out, or, for an ISMCTS bot, iterations), capped at ``seconds`` of the clock passed in (the
-    bot stops early, never late by more than one playout)."""
+    bot stops early, never late by more than one playout); and ``switches``, keyword arguments
+    for the bot's maker at this level, for a level that differs in more than its budget (Box
+    Whist's easy reads nothing into how the others played)."""
 
     playouts: int
     seconds: float
+    switches: tuple[tuple[str, object], ...] = ()
 
 
 class Searching:
@@ -202,7 +205,7 @@ class Searching:
     def at_level(cls, rng: random.Random, level: str, clock: Callable[[], float] | None,
                  workers: int = 1, runner: Runner = in_turn) -> Searching:
         budget = cls.budgets[level]
-        return cls(rng, budget.playouts, clock, budget.seconds, workers=workers, runner=runner)
+        return cls(rng, budget.playouts, clock, budget.seconds, workers=workers, runner=runner, **dict(budget.switches))
 
     def vote(self, choices: int, deal: Deal, job: tuple[Any, ...], deadline: float | None = None,
              playouts: int | None = None) -> int:
