@@ -63,9 +63,9 @@ then over the deals completed).
 ``--level`` gives the bot a level's budget (``budgets`` of the game's search bot, in its
 folder's ``search.py``): its playouts (for Box Whist's, ISMCTS iterations), its per-move
 cap, with the clock (``time.perf_counter``), and its switches if any (Box Whist's easy plays
-with inference off; ``--search`` may set them otherwise). ``--playouts`` and ``--time-limit`` set either by
-hand. Without a time limit the budget is the playout count alone and a run is repeatable from
-its seed.
+with inference off; ``--search`` may set them otherwise). ``--playouts`` and
+``--time-limit`` set either by hand. Without a time limit the budget is the playout count
+alone and a run is repeatable from its seed.
 """
 
 from __future__ import annotations

@@ -205,7 +205,8 @@ class Searching:
     def at_level(cls, rng: random.Random, level: str, clock: Callable[[], float] | None,
                  workers: int = 1, runner: Runner = in_turn) -> Searching:
         budget = cls.budgets[level]
-        return cls(rng, budget.playouts, clock, budget.seconds, workers=workers, runner=runner, **dict(budget.switches))
+        return cls(rng, budget.playouts, clock, budget.seconds, workers=workers, runner=runner,
+                   **dict(budget.switches))
 
     def vote(self, choices: int, deal: Deal, job: tuple[Any, ...], deadline: float | None = None,
              playouts: int | None = None) -> int:
