@@ -349,15 +349,27 @@ def duel(setting: Setting, pairs: int, seed: int, jobs: int = 1, max_seconds: fl
     }
 
 
-def ratio_ci(per_deal: list[tuple[int, int]], z: float = Z95) -> tuple[float, float]:
-    """A 95% interval for sum(search points) / sum(all points) with deals as clusters (delta method)."""
-    k = len(per_deal)
+def ratio_terms(per_deal: list[tuple[int, int]]) -> tuple[float, list[float]]:
+    """The ratio sum(search points) / sum(all points) and each deal's term of its delta-method
+    linearization, (w - r d) / total: the ratio's variance with deals as clusters is
+    k / (k - 1) times their sum of squares (``scripts/paired.py`` differences two runs' terms)."""
     total = sum(d for _, d in per_deal)
-    if k < 2 or total == 0:
-        return 0.0, 1.0
     r = sum(w for w, _ in per_deal) / total
-    var = k / (k - 1) * sum((w - r * d) ** 2 for w, d in per_deal) / (total * total)
-    half = z * math.sqrt(var)
+    return r, [(w - r * d) / total for w, d in per_deal]
+
+
+def cluster_half_width(terms: list[float], z: float = Z95) -> float:
+    """Half the 95% interval of a sum of per-cluster ``terms`` (at least 2)."""
+    k = len(terms)
+    return z * math.sqrt(k / (k - 1) * sum(t * t for t in terms))
+
+
+def ratio_ci(per_deal: list[tuple[int, int]]) -> tuple[float, float]:
+    """A 95% interval for sum(search points) / sum(all points) with deals as clusters (delta method)."""
+    if len(per_deal) < 2 or not sum(d for _, d in per_deal):
+        return 0.0, 1.0
+    r, terms = ratio_terms(per_deal)
+    half = cluster_half_width(terms)
     return max(0.0, r - half), min(1.0, r + half)
 
 

@@ -23,29 +23,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
-Z95 = 1.959964
+from duplicate import cluster_half_width, ratio_terms
+
 # What must agree for deal i to be the same deal in both runs.
 SAME = ("game", "variant", "players", "seed", "pairing_opponent")
 
 
-def share_difference(a: list[tuple[int, int]], b: list[tuple[int, int]], z: float = Z95) -> tuple[float, float, float]:
+def share_difference(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> tuple[float, float, float]:
     """(B's share - A's share, interval low, interval high) over the deals both have; deal i of
     ``a`` and of ``b`` (search points, all points) are the same deal."""
     k = min(len(a), len(b))
     a, b = a[:k], b[:k]
-    total_a = sum(d for _, d in a)
-    total_b = sum(d for _, d in b)
-    if k < 2 or not total_a or not total_b:
+    if k < 2 or not sum(d for _, d in a) or not sum(d for _, d in b):
         raise ValueError("need at least 2 deals with points in each run")
-    ra = sum(w for w, _ in a) / total_a
-    rb = sum(w for w, _ in b) / total_b
-    # Each share's linearization per deal, (w - r d) / total; a deal's two runs are one cluster.
-    terms = [(wb - rb * db) / total_b - (wa - ra * da) / total_a for (wa, da), (wb, db) in zip(a, b, strict=True)]
-    half = z * math.sqrt(k / (k - 1) * sum(t * t for t in terms))
+    ra, terms_a = ratio_terms(a)
+    rb, terms_b = ratio_terms(b)
+    # A deal's two runs are one cluster: its term is the difference of the two shares' terms.
+    half = cluster_half_width([tb - ta for ta, tb in zip(terms_a, terms_b, strict=True)])
     return rb - ra, rb - ra - half, rb - ra + half
 
 
