@@ -576,6 +576,13 @@ def _score(won: list[int], seat: int) -> float:
     return outcome + _MARGIN_WEIGHT * (mine - rival)
 
 
+def _masks(places: list[list[int]]) -> tuple[int, int]:
+    """The two seats' cards in ``places`` (hands or boxes, at 2 players) as card masks, as the
+    exact end's solvers take them."""
+    first, second = places
+    return card_mask(first), card_mask(second)
+
+
 class _Node:
     """A node of the ISMCTS tree: the moves made since the root lead to it. ``avail`` counts
     the iterations in which its move was legal (at least once: when it was added)."""
@@ -788,9 +795,8 @@ def solve_part(k: Knowledge, replay: Replay | None, cards: list[int], budget: in
             break
         deal = hands, boxes, _, _ = k.sample(rng)
         weight = _weight(k, replay, deal)
-        position = Position(hands=(card_mask(hands[0]), card_mask(hands[1])), turn=k.turn, trump=k.trump,
-                            reserves=(card_mask(boxes[0]), card_mask(boxes[1])), looks=(k.may_look[0], k.may_look[1]),
-                            led=led)
+        position = Position(hands=_masks(hands), turn=k.turn, trump=k.trump, reserves=_masks(boxes),
+                            looks=(k.may_look[0], k.may_look[1]), led=led)
         solver = Solver(k.trump, rng.randrange(52))
         limit = nodes - used if solved else nodes // 2
         end = deadline if solved else first
@@ -834,8 +840,7 @@ def joint_part(k: Knowledge, replay: Replay | None, budget: int, seed: int, cloc
         weight = _weight(k, replay, deal)
         solver = Solver(k.trump, rng.randrange(52), stop)
         solvers.append(solver)
-        deals.append(Deal((card_mask(hands[0]), card_mask(hands[1])), (card_mask(boxes[0]), card_mask(boxes[1])),
-                          weight, solver))
+        deals.append(Deal(_masks(hands), _masks(boxes), weight, solver))
     out = _Part()
     if not sum(deal.weight for deal in deals):
         deals = [Deal(d.hands, d.reserves, 1.0, d.solver) for d in deals]  # no deal fits the model: uniform
