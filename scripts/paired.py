@@ -47,18 +47,24 @@ def share_difference(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> tupl
 
 
 def load(path: Path, index: int) -> dict:
-    """Result ``index`` of the duplicate.py output in ``path``."""
-    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    """Result ``index`` of the duplicate.py output in ``path``, checked: its per-deal points
+    pairs of whole numbers, the search seat's within the deal's, and a pairing named."""
+    lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
     if not lines:
         raise ValueError(f"{path}: empty")
     try:
-        results = json.loads(lines[-1])["results"]
-        result = results[index]
-    except (ValueError, KeyError, IndexError, TypeError):
+        result = json.loads(lines[-1])["results"][index]
+        pairing = result["pairing"]
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError):  # RecursionError: nesting too deep
         raise ValueError(f"{path}: its last line is not a duplicate.py result {index}") from None
-    if "per_deal" not in result:
+    per_deal = result.get("per_deal")
+    if per_deal is None:
         raise ValueError(f"{path}: result {index} has no per-deal points (a rotations run of this duplicate.py)")
-    result["pairing_opponent"] = result["pairing"].split(" vs ")[-1]
+    if not isinstance(pairing, str) or not isinstance(per_deal, list) or not all(
+            isinstance(deal, list) and len(deal) == 2 and all(type(x) is int for x in deal) and 0 <= deal[0] <= deal[1]
+            for deal in per_deal):
+        raise ValueError(f"{path}: result {index}'s pairing or per-deal points are not a duplicate.py run's")
+    result["pairing_opponent"] = pairing.split(" vs ")[-1]
     return result
 
 

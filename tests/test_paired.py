@@ -1,6 +1,7 @@
 """scripts/paired.py: two duplicate runs on the same deals compared deal by deal; the difference
 in share is the two shares' difference, its interval narrower than either run's own where the
-deals' luck is shared, and runs of different deals are refused, not compared."""
+deals' luck is shared, and runs of different deals, or files that are not duplicate.py's (garbage, deep nesting, impossible points), are
+refused saying why, not compared and never a traceback."""
 
 from __future__ import annotations
 
@@ -72,6 +73,15 @@ def test_the_script_prints_the_difference_last_as_json(tmp_path, capsys):
     ({"text": ""}, "empty"),
     ({"text": "{not json\n"}, "not a duplicate.py result"),
     ({"text": json.dumps({"results": [{"pairing": "x vs y"}]})}, "no per-deal points"),
+    # Garbage in a file: deep nesting, wrong types, impossible points, bytes that are not text.
+    ({"text": "[" * 100_000 + "]" * 100_000}, "not a duplicate.py result"),
+    ({"text": json.dumps({"results": [{"pairing": 7, "per_deal": [[1, 2]]}]})}, "are not a duplicate.py run's"),
+    ({"text": json.dumps({"results": [{"pairing": "x vs y", "per_deal": [["1", 2]]}]})}, "are not"),
+    ({"text": json.dumps({"results": [{"pairing": "x vs y", "per_deal": [[3, 2]]}]})}, "are not"),
+    ({"text": json.dumps({"results": [{"pairing": "x vs y", "per_deal": {"a": 1}}]})}, "are not"),
+    ({"text": json.dumps({"results": [{"pairing": "x vs y", "per_deal": [[1, 2, 3]] * 10**5}]})}, "are not"),
+    ({"text": json.dumps({"results": []})}, "not a duplicate.py result"),
+    ({"bytes": b"\xff\xfe\x00{\n"}, "not a duplicate.py result"),
 ])
 def test_runs_of_other_deals_or_no_runs_are_refused_saying_why(tmp_path, capsys, change, words):
     a, b = runs(10, 5)
@@ -79,6 +89,8 @@ def test_runs_of_other_deals_or_no_runs_are_refused_saying_why(tmp_path, capsys,
     second = output(tmp_path / "b", change.get("seed", 7), b, change.get("pairing", "search vs heuristic"))
     if "text" in change:
         second.write_text(change["text"])
+    if "bytes" in change:
+        second.write_bytes(change["bytes"])
     with pytest.raises(SystemExit) as exit_:
         paired.main([str(first), str(second)])
     assert words in str(exit_.value)
