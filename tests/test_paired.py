@@ -1,7 +1,7 @@
 """scripts/paired.py: two duplicate runs on the same deals compared deal by deal; the difference
 in share is the two shares' difference, its interval narrower than either run's own where the
-deals' luck is shared, and runs of different deals, or files that are not duplicate.py's (garbage, deep nesting, impossible points), are
-refused saying why, not compared and never a traceback."""
+deals' luck is shared. Runs of different deals, and files that are not duplicate.py's (garbage,
+deep nesting, impossible points), are refused saying why: never compared, never a traceback."""
 
 from __future__ import annotations
 
