@@ -43,7 +43,7 @@ def true_deal(hand, moves: list[Play], seat: int, shuffle_stack: bool, rng: rand
         for p, card in zip(hidden, cards, strict=True):
             hand.cards[p] = card
     policy = HeuristicBot(rng)
-    return lambda i: heuristic_playout(hand, moves[i], policy, seat)
+    return lambda i: heuristic_playout(hand, moves[i], policy, seat, policy)
 
 
 class Seeing(SearchBot):

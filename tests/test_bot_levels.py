@@ -49,6 +49,13 @@ def test_box_whists_easy_level_reads_nothing_into_how_the_others_played():
     assert on == {"easy": False, "normal": True, "hard": True}
 
 
+def test_box_whists_hard_level_hedges_against_players_other_than_the_heuristic():
+    """Only hard plays the other seats in its playouts as inference models them (``soft``): at 3
+    players it was clear of the fair share against normal, where hard without it was not."""
+    soft = {level: make_bot(SearchBot, random.Random(0), level).soft for level in LEVELS}
+    assert soft == {"easy": False, "normal": False, "hard": True}
+
+
 def test_a_bot_without_levels_refuses_one():
     assert isinstance(make_bot(HeuristicBot, random.Random(0)), HeuristicBot)
     with pytest.raises(ConfigError, match="only the search bot has levels"):

@@ -10,13 +10,14 @@ No strength assertions here: strength is measured by ``scripts/duplicate.py``.
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 from helpers import PublicView, check_one_move_per_run
 
 from p2pwhist.games import doubledummy
 from p2pwhist.games.base import PLAYS, HonourPolicy
-from p2pwhist.games.bots import MIN_SAMPLES, RandomBot, Weighed, modelled_chance
+from p2pwhist.games.bots import MIN_SAMPLES, RandomBot, Weighed, modelled_chance, modelled_odds
 from p2pwhist.games.boxwhist import search as boxwhist_search
 from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhist, BoxWhistHand
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
@@ -450,3 +451,63 @@ def test_inference_weighs_a_sampled_deal_as_replaying_the_whole_hand_on_it_would
                 ruled_out += 1
             weighed += expected < 0.5
     assert weighed > 20 and ruled_out > 5  # the model told deals apart, and ruled some out
+
+
+def test_a_soft_playout_plays_the_others_by_the_model_and_its_own_seat_by_the_heuristic():
+    """With ``soft``, a playout's other seats play as inference models them: each move about as
+    often as ``modelled_odds`` gives it, the heuristic's best the most often; the searching seat
+    still plays the heuristic's best."""
+    rng = random.Random(41)
+    checked = 0
+    for hand, seat in random_positions(3, 6, seed=42, every=0.15):
+        view = hand.view(seat)
+        heuristic = HeuristicBot(random.Random(0))
+        weighed = heuristic.weigh(view)
+        if len(weighed) < 2:
+            continue
+        odds = modelled_odds([score for _, score in weighed])
+        expected = {move: odd / sum(odds) for (move, _), odd in zip(weighed, odds, strict=True)}
+        modelled = boxwhist_search._Modelled(heuristic, rng)
+        drawn = Counter(modelled.choose(view) for _ in range(400))
+        assert set(drawn) <= set(expected)
+        for move, share in expected.items():
+            assert drawn[move] / 400 == pytest.approx(share, abs=0.1)
+        assert expected[heuristic.choose(view)] == max(expected.values())
+        checked += 1
+
+        chosen: dict[str, set[int]] = {"policy": set(), "others": set()}
+
+        class Recording:
+            def __init__(self, name: str, bot) -> None:
+                self.name, self.bot = name, bot
+
+            def choose(self, view):
+                chosen[self.name].add(view.seat)
+                return self.bot.choose(view)
+
+        for move in view.legal_moves:
+            boxwhist_search.heuristic_playout(hand, move, Recording("policy", heuristic), seat,
+                                              Recording("others", modelled))
+        assert chosen["policy"] <= {seat} and seat not in chosen["others"] and chosen["others"]
+    assert checked > 10
+
+
+@pytest.mark.parametrize("soft", [True, False])
+def test_the_soft_switch_reaches_the_playouts(monkeypatch, soft):
+    """``SearchBot(soft=True)`` plays its PIMC playouts' other seats by the model; without it,
+    by the heuristic's best."""
+    modelled = Counter()
+
+    class Counted(boxwhist_search._Modelled):
+        def choose(self, view):
+            modelled[view.seat] += 1
+            return super().choose(view)
+
+    monkeypatch.setattr(boxwhist_search, "_Modelled", Counted)
+    game = BoxWhist(3)
+    hand = game.new_hand(0, (), cards=shuffled_deck(game, random.Random(6)))
+    bot = SearchBot(random.Random(7), playouts=100, soft=soft)
+    while (seat := hand.turn) is not None:
+        view = hand.view(seat)
+        hand.apply(bot.choose(view) if seat == 0 else HeuristicBot(random.Random(seat)).choose(view))
+    assert (sum(modelled.values()) > 0) is soft and 0 not in modelled

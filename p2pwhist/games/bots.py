@@ -106,14 +106,21 @@ MODEL_TEMPERATURE = 0.1
 MODEL_NOISE = 0.1
 
 
+def modelled_odds(scores: Sequence[float]) -> list[float]:
+    """The model's odds of each move before its noise, softmax(score / MODEL_TEMPERATURE) up to
+    a factor (the best move's odds are 1): what a search plays the other seats by when it
+    hedges (Box Whist's ``soft`` playouts)."""
+    top = max(scores)
+    return [math.exp((score - top) / MODEL_TEMPERATURE) for score in scores]
+
+
 def modelled_chance(scores: Sequence[float], made: int | None) -> float:
     """The chance that a player whose moves score ``scores`` made move ``made`` (an index into
     them; None: a move the model does not know, which only the noise allows):
 
         (1 - MODEL_NOISE) * softmax(score / MODEL_TEMPERATURE)[made] + MODEL_NOISE / len(scores)
     """
-    top = max(scores)
-    odds = [math.exp((score - top) / MODEL_TEMPERATURE) for score in scores]
+    odds = modelled_odds(scores)
     model = 0.0 if made is None else odds[made] / sum(odds)
     return (1 - MODEL_NOISE) * model + MODEL_NOISE / len(scores)
 
