@@ -223,10 +223,10 @@ clock: at 4 players, at normal's budget, 0.242 of 182 points (0.193-0.290) over 
 players, at hard's, 0.419 of 43 (0.345-0.492) over 19 deals (seed 803), 9/1, 1.08 s a move,
 where hard without it took 0.308 of 39 (0.183-0.432) on the same deals, 8/8 (a difference of
 +0.111, -0.044 to +0.265); over 14 more deals (seed 813) 0.423 of 26, 6/3; over all 33, 0.420 of
-69 (0.356-0.485), 15/4. So hard plays soft (``Budget.switches``; at 2 players hard is ISMCTS, which it leaves as it
-was): at 3 players it is now clear of
-the fair share against normal; at 4 players hard is still no stronger than normal, with or
-without it (0.158 and 0.179, the same deals). That is not solved here.
+69 (0.356-0.485), 15/4. So hard plays soft (``Budget.switches``; at 2 players hard is ISMCTS,
+which it leaves as it was): at 3 players it is now clear of the fair share against normal; at 4
+players hard is still no stronger than normal, with or without it (0.158 and 0.179, the same
+deals). That is not solved here.
 """
 
 from __future__ import annotations
