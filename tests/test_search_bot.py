@@ -1,8 +1,8 @@
 """The search bot (PIMC with the heuristic's playouts, or ISMCTS): sampled deals never contradict
 the seat's view, its playout engine keeps the rules, it plays only legal moves, it reads no
 hidden state, it is repeatable from a seed, what it says it weighed (``last_weighed``) is what it
-played, the moves it votes on stand for every legal one, and inference weighs a deal as
-replaying the whole hand on it would.
+played, the moves it votes on stand for every legal one, inference weighs a deal as replaying
+the whole hand on it would, and soft playouts play the other seats as the model says.
 
 No strength assertions here: strength is measured by ``scripts/duplicate.py``.
 """
@@ -455,8 +455,8 @@ def test_inference_weighs_a_sampled_deal_as_replaying_the_whole_hand_on_it_would
 
 def test_a_soft_playout_plays_the_others_by_the_model_and_its_own_seat_by_the_heuristic():
     """With ``soft``, a playout's other seats play as inference models them: each move about as
-    often as ``modelled_odds`` gives it, the heuristic's best the most often; the searching seat
-    still plays the heuristic's best."""
+    often as ``modelled_odds`` gives it, the heuristic's best at the highest odds; the searching
+    seat still plays the heuristic's best."""
     rng = random.Random(41)
     checked = 0
     for hand, seat in random_positions(3, 6, seed=42, every=0.15):
