@@ -758,12 +758,9 @@ class _Modelled:
         self.rng = rng
 
     def choose(self, view) -> Play:
-        moves = view.legal_moves
-        if len(moves) == 1:
-            return moves[0]
-        weighed = self.heuristic.weigh(view)
-        if not weighed:
-            return self.rng.choice(moves)  # only a closed box is left: played blind (rule 7)
+        weighed = self.heuristic.weigh(view) if len(view.legal_moves) > 1 else []
+        if not weighed:  # no choice, or a closed box played blind: the heuristic's own way
+            return self.heuristic.choose(view)
         odds = modelled_odds([score for _, score in weighed])
         return self.rng.choices([move for move, _ in weighed], weights=odds)[0]
 
