@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """What knowing more would be worth to Box Whist's PIMC (``games/boxwhist/search.py``, its search
-with the heuristic's playouts): 2 players, in duplicate against the heuristic
-(``scripts/duplicate.py``'s pairs), the bot playing its deals out not on sampled deals but, to
-measure a ceiling, on the true one:
+with the heuristic's playouts): in duplicate against the heuristic (``scripts/duplicate.py``'s
+pairs at 2 players, its rotations at 3 and 4), the bot playing its deals out not on sampled
+deals but, to measure a ceiling, on the true one:
 
-- ``hands``: the other seat's hand and both boxes are the true ones; the face-down stack is
+- ``hands``: the other seats' hands and every box are the true ones; the face-down stack is
   shuffled afresh for each deal played (nobody may know its order);
 - ``all``: every card is the true one, the stack's order too.
 
@@ -12,7 +12,8 @@ It reads the game's hidden state (``view._state``), which no real bot may: it is
 much better inference could make the search (issue 25), not a player. Same deals and seeds for
 each mode. The LAST line is one JSON object.
 
-    python scripts/boxwhist_ceiling.py [--modes hands,all] [--pairs N] [--playouts P] [--seed S] [--jobs J]
+    python scripts/boxwhist_ceiling.py [--players N] [--modes hands,all] [--pairs N] [--playouts P] [--seed S]
+                                       [--jobs J]
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from duplicate import BotSpec, Setting, duel  # scripts/duplicate.py
+from duplicate import BotSpec, Setting, duel, rotation  # scripts/duplicate.py
 
 from p2pwhist.games.base import Play
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
@@ -65,7 +66,8 @@ class Seeing(SearchBot):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modes", default="hands,all")
-    parser.add_argument("--pairs", type=int, default=60)
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    parser.add_argument("--pairs", type=int, default=60, help="deals (pairs at 2 players, else rotations)")
     parser.add_argument("--playouts", type=int, default=SearchBot.budgets["normal"].playouts,
                         help="the budget in ISMCTS iterations, as the levels' (default: normal's)")
     parser.add_argument("--seed", type=int, default=901)
@@ -73,14 +75,19 @@ def main() -> None:
     args = parser.parse_args()
     results = []
     for mode in args.modes.split(","):
-        setting = Setting("boxwhist", (), 2, BotSpec("seeing", (("knows", mode),), maker=Seeing),
+        setting = Setting("boxwhist", (), args.players, BotSpec("seeing", (("knows", mode),), maker=Seeing),
                           BotSpec("heuristic"), args.playouts, None)
-        r = duel(setting, args.pairs, args.seed, args.jobs)
+        r = (duel if args.players == 2 else rotation)(setting, args.pairs, args.seed, args.jobs)
         r["knows"] = mode
         results.append(r)
-        print(f"PIMC knowing {mode}: {r['pairs']} deal pairs, {r['hands_decided']} decided hands, won {r['share']} "
-              f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}); pairs won/lost {r['search_pairs_won']}/"
-              f"{r['search_pairs_lost']}", flush=True)
+        if args.players == 2:
+            tally = f"{r['pairs']} deal pairs, {r['hands_decided']} decided hands"
+            balance = f"pairs won/lost {r['search_pairs_won']}/{r['search_pairs_lost']}"
+        else:
+            tally = f"{r['deals']} deals, {r['points']} points"
+            balance = f"deals above/below fair {r['deals_above_fair']}/{r['deals_below_fair']}"
+        print(f"PIMC knowing {mode}: {tally}, won {r['share']} (95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}); "
+              f"{balance}", flush=True)
     print(json.dumps({"results": results}))
 
 

@@ -17,7 +17,7 @@ from helpers import PublicView, check_one_move_per_run
 
 from p2pwhist.games import doubledummy
 from p2pwhist.games.base import PLAYS, HonourPolicy
-from p2pwhist.games.bots import MIN_SAMPLES, RandomBot, Weighed, modelled_chance, modelled_odds
+from p2pwhist.games.bots import MIN_SAMPLES, MODEL, PlayModel, RandomBot, Weighed
 from p2pwhist.games.boxwhist import search as boxwhist_search
 from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhist, BoxWhistHand
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
@@ -409,36 +409,39 @@ def test_the_vote_weighs_one_move_for_each_run_of_equivalent_cards(players):
     assert merged > 100 and apart > 100  # both cases came up often
 
 
-def _replayed_in_full(view, cards, asked):
-    """The hand so far replayed on the whole deck ``cards`` with the real engine, and the
-    model's chance of every asked move (an independent reckoning of ``Replay``'s)."""
+def _replayed_in_full(view, cards, asked, model):
+    """The hand so far replayed on the whole deck ``cards`` with the real engine, and ``model``'s
+    chance of every asked move (an independent reckoning of ``Replay``'s)."""
     hand = BoxWhistHand(view.game, view.dealer, TURN_UP if view.trump_turned else view.trump, cards,
                         HonourPolicy.RECORD)
-    model = HeuristicBot(random.Random(0))
+    heuristic = HeuristicBot(random.Random(0))
     moves = [play.position for trick in view.tricks for play in trick.plays] + [p.position for p in view.trick]
     weight = 1.0
     for i, position in enumerate(moves):
         if i in asked:
-            weighed = model.weigh(hand.view(hand.turn))
+            weighed = heuristic.weigh(hand.view(hand.turn))
             if len(weighed) > 1:
                 made = next((j for j, (move, _) in enumerate(weighed) if move.position == position), None)
-                weight *= modelled_chance([score for _, score in weighed], made)
+                weight *= model.chance([score for _, score in weighed], made)
         hand.apply(PLAYS[position])
     return hand, weight
 
 
-def test_inference_weighs_a_sampled_deal_as_replaying_the_whole_hand_on_it_would():
+@pytest.mark.parametrize("model", [MODEL, PlayModel(temperature=0.001, noise=0.001)], ids=["shipped", "sharp"])
+def test_inference_weighs_a_sampled_deal_as_replaying_the_whole_hand_on_it_would(model):
     """``Replay`` replays the hand once without the unseen cards and fills in each sampled
     deal's: the hand it gives to play on is the one the whole deal replayed gives, and each
-    weight is the model's chance of the asked moves (or, once below ``RULED_OUT``, at most that)."""
+    weight is its model's chance of the asked moves (or, once below ``RULED_OUT``, at most that),
+    the shipped model unless it is given another (``scripts/inference_accuracy.py`` does)."""
     rng = random.Random(31)
     weighed = ruled_out = 0
     for hand, seat in random_positions(2, 8, seed=32, every=0.3):
         view = hand.view(seat)
-        replay, k = Replay(view, RECENT), Knowledge(view)
+        replay = Replay(view, RECENT) if model is MODEL else Replay(view, RECENT, model)
+        k = Knowledge(view)
         for _ in range(3):
             cards = replay.deck(*k.sample(rng), k.known)
-            full, expected = _replayed_in_full(view, cards, replay.asked)
+            full, expected = _replayed_in_full(view, cards, replay.asked, model)
             mine = replay.replayed(cards)
             assert mine.cards == full.cards and mine.hands == full.hands and mine.boxes == full.boxes
             assert (mine.stack, mine.trick, mine.turn, mine.tricks_won) == (full.stack, full.trick, full.turn,
@@ -455,7 +458,7 @@ def test_inference_weighs_a_sampled_deal_as_replaying_the_whole_hand_on_it_would
 
 def test_a_soft_playout_plays_the_others_by_the_model_and_its_own_seat_by_the_heuristic():
     """With ``soft``, a playout's other seats play as inference models them: each move about as
-    often as ``modelled_odds`` gives it, the heuristic's best at the highest odds; the searching
+    often as ``MODEL.odds`` gives it, the heuristic's best at the highest odds; the searching
     seat still plays the heuristic's best."""
     rng = random.Random(41)
     checked = 0
@@ -465,7 +468,7 @@ def test_a_soft_playout_plays_the_others_by_the_model_and_its_own_seat_by_the_he
         weighed = heuristic.weigh(view)
         if len(weighed) < 2:
             continue
-        odds = modelled_odds([score for _, score in weighed])
+        odds = MODEL.odds([score for _, score in weighed])
         expected = {move: odd / sum(odds) for (move, _), odd in zip(weighed, odds, strict=True)}
         modelled = boxwhist_search._Modelled(heuristic, rng)
         drawn = Counter(modelled.choose(view) for _ in range(400))

@@ -98,31 +98,38 @@ def distinct_moves(view: Any, moves: Sequence[Play], place: Callable[[Play], obj
     return [move for card, move in code.items() if card in lowest]
 
 
-# A heuristic's scores as a model of how a player plays (inference: how likely a sampled deal is,
-# given the moves the other seats made): the best-scored move most often, the others by how close
-# they come, and any move sometimes, since no model is the player's real mind. Scores are in
-# tricks, and a heuristic's moves differ by a tenth of a trick or more when the choice matters.
-MODEL_TEMPERATURE = 0.1
-MODEL_NOISE = 0.1
+@dataclass(frozen=True)
+class PlayModel:
+    """A heuristic's scores as a model of how a player plays (inference: how likely a sampled
+    deal is, given the moves the other seats made): the best-scored move most often, the others
+    by how close they come, and any move sometimes, since no model is the player's real mind.
+    Scores are in tricks, and a heuristic's moves differ by a tenth of a trick or more when the
+    choice matters."""
+
+    temperature: float
+    noise: float
+
+    def odds(self, scores: Sequence[float]) -> list[float]:
+        """The odds of each move before the noise, softmax(score / temperature) up to a factor
+        (the best move's odds are 1): what a search plays the other seats by when it hedges
+        (Box Whist's ``soft`` playouts)."""
+        top = max(scores)
+        return [math.exp((score - top) / self.temperature) for score in scores]
+
+    def chance(self, scores: Sequence[float], made: int | None) -> float:
+        """The chance that a player whose moves score ``scores`` made move ``made`` (an index
+        into them; None: a move the model does not know, which only the noise allows):
+
+            (1 - noise) * softmax(score / temperature)[made] + noise / len(scores)
+        """
+        odds = self.odds(scores)
+        model = 0.0 if made is None else odds[made] / sum(odds)
+        return (1 - self.noise) * model + self.noise / len(scores)
 
 
-def modelled_odds(scores: Sequence[float]) -> list[float]:
-    """The model's odds of each move before its noise, softmax(score / MODEL_TEMPERATURE) up to
-    a factor (the best move's odds are 1): what a search plays the other seats by when it
-    hedges (Box Whist's ``soft`` playouts)."""
-    top = max(scores)
-    return [math.exp((score - top) / MODEL_TEMPERATURE) for score in scores]
-
-
-def modelled_chance(scores: Sequence[float], made: int | None) -> float:
-    """The chance that a player whose moves score ``scores`` made move ``made`` (an index into
-    them; None: a move the model does not know, which only the noise allows):
-
-        (1 - MODEL_NOISE) * softmax(score / MODEL_TEMPERATURE)[made] + MODEL_NOISE / len(scores)
-    """
-    odds = modelled_odds(scores)
-    model = 0.0 if made is None else odds[made] / sum(odds)
-    return (1 - MODEL_NOISE) * model + MODEL_NOISE / len(scores)
+# The model the search bots infer by. Sharper ones place the unseen cards better against the
+# heuristic itself, and did not play better for it (``boxwhist.inference``'s docstring).
+MODEL = PlayModel(temperature=0.1, noise=0.1)
 
 
 class Bot(Protocol):

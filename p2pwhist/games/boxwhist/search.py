@@ -215,7 +215,7 @@ heuristic on the same 44 deals (seed 804, no clock) hard took 0.352 of 142 point
 1.07 s a move, and normal 0.346 of 136 (0.280-0.411), 0.19 s: a difference of +0.007 (-0.052
 to +0.065, ``paired.py``). What limits it is the model the playouts play by, not their number.
 One change of the model was measured, ``soft=True`` (``_Modelled``): the other seats in the
-playouts play as inference models them (``games.bots.modelled_odds``: the heuristic's best most
+playouts play as inference models them (``games.bots.PlayModel.odds``: the heuristic's best most
 often, the others by how close their scores come), not always the heuristic's best, so that the
 bot hedges instead of playing a best reply to the heuristic. Head to head against normal, no
 clock: at 4 players, at normal's budget, 0.242 of 182 points (0.193-0.290) over 59 deals (seed
@@ -226,9 +226,13 @@ where hard without it took 0.308 of 39 (0.183-0.432) on the same deals, 8/8 (a d
 69 (0.356-0.485), 15/4. So hard plays soft (``Budget.switches``; at 2 players hard is ISMCTS,
 which it leaves as it was): at 3 players it is now clear of the fair share against normal; at 4
 players hard is still no stronger than normal, with or without it (0.158 and 0.179, the same
-deals). That is not solved here. It costs no more time: hard with it at 3 players, idle
+deals). That is not solved here. ``soft`` costs no more time: hard with it at 3 players, idle
 (``scripts/time_cap.py --only 'boxwhist search 3p' --moves 40 --load 0``), 1.45 / 2.32 / 2.64 s
 a move (mean / 95th percentile / max), none at the cap.
+
+Nor would sharper inference solve it: knowing the other hands would be worth about +0.2 at 3
+and 4 players, but even the true posterior against the heuristic places few of the unseen
+cards right, and in play it gained nothing measurable (``inference``'s docstring).
 """
 
 from __future__ import annotations
@@ -240,7 +244,7 @@ from typing import ClassVar
 
 from p2pwhist.cards import card_mask
 from p2pwhist.games.base import Play
-from p2pwhist.games.bots import Budget, Searching, Weighed, distinct_moves, modelled_odds
+from p2pwhist.games.bots import MODEL, Budget, Searching, Weighed, distinct_moves
 from p2pwhist.games.boxwhist.engine import BoxWhistHand, trick_strength
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
 from p2pwhist.games.boxwhist.inference import Replay
@@ -748,9 +752,9 @@ def heuristic_playout(hand: BoxWhistHand, move: Play, policy: HeuristicBot, seat
 
 
 class _Modelled:
-    """Another seat in a soft playout, played as inference models it (``games.bots.
-    modelled_odds``): the heuristic's best move most often, the others by how close their scores
-    come. A search whose playouts assume the heuristic's best reply every time plays a best
+    """Another seat in a soft playout, played as inference models it (``games.bots.MODEL``'s
+    ``odds``): the heuristic's best move most often, the others by how close their scores come.
+    A search whose playouts assume the heuristic's best reply every time plays a best
     reply to the heuristic; against players who are not the heuristic, this hedges."""
 
     def __init__(self, heuristic: HeuristicBot, rng: random.Random) -> None:
@@ -761,7 +765,7 @@ class _Modelled:
         weighed = self.heuristic.weigh(view) if len(view.legal_moves) > 1 else []
         if not weighed:  # no choice, or a closed box played blind: the heuristic's own way
             return self.heuristic.choose(view)
-        odds = modelled_odds([score for _, score in weighed])
+        odds = MODEL.odds([score for _, score in weighed])
         return self.rng.choices([move for move, _ in weighed], weights=odds)[0]
 
 

@@ -25,7 +25,7 @@ engine itself (``GermanWhistHand``: a playout is a few dozen moves, so no separa
 With ``inference`` (off: measured no better), each deal is the pick of
 ``CANDIDATES`` sampled ones, each as likely to be picked as the other seat's last ``RECENT``
 moves were on it, had it held what the deal gives it, under the heuristic as a model of its
-play (``games.bots.modelled_chance``, as Box Whist's inference weighs its deals; sampling
+play (``games.bots.PlayModel``, as Box Whist's inference weighs its deals; sampling
 importance resampling, since the vote counts every deal alike). Head to head against the
 search without it at equal time (both stopped by the clock at 0.3 s a move, 400 deal pairs,
 ``scripts/duplicate.py --game germanwhist --search 'search(inference=on)' --opponents search
@@ -59,7 +59,7 @@ from typing import ClassVar
 
 from p2pwhist.cards import card_mask
 from p2pwhist.games.base import PLAYS, HonourPolicy, Play
-from p2pwhist.games.bots import Budget, Searching, Weighed, distinct_moves, modelled_chance
+from p2pwhist.games.bots import MODEL, Budget, Searching, Weighed, distinct_moves
 from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
 from p2pwhist.games.germanwhist.engine import DECK_SIZE, GermanWhistHand, dealt_hand
 from p2pwhist.games.germanwhist.heuristic import GermanWhistHeuristicBot
@@ -181,7 +181,7 @@ def _replayed(game, knowledge: _Knowledge, cards: list[int],
             legal = view.legal_moves
             if len(legal) > 1:
                 made = next(k for k, move in enumerate(legal) if move.position == position)
-                weight *= modelled_chance(model.scores(view), made)
+                weight *= MODEL.chance(model.scores(view), made)
         hand.apply(PLAYS[position])
     return hand, weight
 
