@@ -66,6 +66,13 @@ cap, with the clock (``time.perf_counter``), and its switches if any (Box Whist'
 with inference off; ``--search`` may set them otherwise). ``--playouts`` and
 ``--time-limit`` set either by hand. Without a time limit the budget is the playout count
 alone and a run is repeatable from its seed.
+
+A searching opponent plays at the measured bot's playouts and cap, without its level's
+switches, unless ``--opponent-level`` gives it a level of its own (that level's playouts, cap
+and switches; a cap only when the measured bot has one) or its spec says otherwise
+(``'search(playouts=1000)'``). So a head to head of levels is ``--level hard --opponent-level
+normal``; ``--level hard --opponents search`` is hard's budget on both sides. Each result gives
+both budgets (``playouts``, ``opponent_playouts``, None for an opponent that does not search).
 """
 
 from __future__ import annotations
@@ -227,6 +234,15 @@ class Setting:
     workers: int = 1
 
 
+def opponent_playouts(setting: Setting) -> int | None:
+    """The opponent's budget if it searches (``make`` gives it the subject's unless its spec
+    says otherwise), else None."""
+    factory = setting.opponent.maker or GAMES[setting.game].bots[setting.opponent.name]
+    if not (isinstance(factory, type) and issubclass(factory, Searching)):
+        return None
+    return dict(setting.opponent.kwargs).get("playouts", setting.playouts)  # type: ignore[return-value]
+
+
 def make(setting: Setting, spec: BotSpec, seed: int, cores):
     """The bot ``spec`` names: a searching bot at the setting's budget (and, the subject, its
     workers), any other bot from its seed."""
@@ -342,6 +358,7 @@ def duel(setting: Setting, pairs: int, seed: int, jobs: int = 1, max_seconds: fl
         **tally.figures("search"),
         **timing.figures(),
         "playouts": setting.playouts,
+        "opponent_playouts": opponent_playouts(setting),
         "time_limit": setting.time_limit,
         "workers": setting.workers,
         "jobs": jobs,
@@ -421,6 +438,7 @@ def rotation(setting: Setting, deals_: int, seed: int, jobs: int = 1, max_second
         "per_deal": per_deal,  # (search points, all points) by deal: scripts/paired.py compares two runs
         **timing.figures(),
         "playouts": setting.playouts,
+        "opponent_playouts": opponent_playouts(setting),
         "time_limit": setting.time_limit,
         "workers": setting.workers,
         "jobs": jobs,
@@ -469,6 +487,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, GameE
     parser.add_argument("--level", choices=LEVELS, default="normal")
     parser.add_argument("--playouts", type=int, help="default: the level's")
     parser.add_argument("--time-limit", type=float, help="seconds per move, default: the level's; 0 for none")
+    parser.add_argument("--opponent-level", choices=LEVELS, default=None,
+                        help="the searching opponents' level: its playouts, cap and switches (their own switches "
+                             "win); default: the measured bot's playouts and cap, without its level's switches")
     parser.add_argument("--opponents", default="heuristic,random",
                         help=f"the game's bots, separated by ';' or ',' (this game's: {', '.join(entry.bots)}), each "
                              "with its maker's switches if any: 'search(endgame=off,inference=off)'")
@@ -515,6 +536,14 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, GameE
     return args, entry, options
 
 
+def budgets(r: dict) -> str:
+    """A result's budgets in words: a head-to-head's reader must see both sides'."""
+    words = f"{r['playouts']} playouts"
+    if r["opponent_playouts"] is not None:
+        words += f" against {r['opponent_playouts']}"
+    return words
+
+
 def main(argv: list[str] | None = None) -> None:
     # A kill ends the run as Ctrl-C does: the pool's workers stop too (killed at once, they
     # would play on for nobody).
@@ -527,14 +556,19 @@ def main(argv: list[str] | None = None) -> None:
     subject = BotSpec(args.search.name, (*budget.switches, *args.search.kwargs))  # --search's switches win
     results = []
     for opponent in args.opponents:
+        if args.opponent_level is not None and entry.bots[opponent.name] is entry.search_bot:
+            theirs = entry.search_bot.budgets[args.opponent_level]
+            cap = (("time_limit", theirs.seconds),) if time_limit else ()  # no clock, no cap: as the subject
+            opponent = BotSpec(opponent.name, (("playouts", theirs.playouts), *cap, *theirs.switches,
+                                               *opponent.kwargs))
         setting = Setting(args.game, tuple(all_options(entry, options).items()), args.players, subject, opponent,
                           playouts, time_limit, args.workers)
         if not pairs:
             r = rotation(setting, args.pairs, args.seed, args.jobs, args.max_seconds)
             results.append(r)
-            print(f"{r['game']} {r['variant'] or ''} {r['pairing']}, {r['players']} players: {r['deals']} deals x "
-                  f"{r['players']} rotations, {r['hands']} games, {r['points']} points; search won "
-                  f"{r['search_won']}, share {r['share']} "
+            print(f"{r['game']} {r['variant'] or ''} {r['pairing']} ({budgets(r)}), {r['players']} players: "
+                  f"{r['deals']} deals x {r['players']} rotations, {r['hands']} games, {r['points']} points; "
+                  f"search won {r['search_won']}, share {r['share']} "
                   f"(95% CI by deal {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}; fair share {r['fair_share']:.3f}); "
                   f"deals above/below fair {r['deals_above_fair']}/{r['deals_below_fair']}; "
                   f"s/move mean {r['mean_s_per_move']} max {r['max_s_per_move']}, {r['moves_over_cap']} over the cap "
@@ -542,7 +576,7 @@ def main(argv: list[str] | None = None) -> None:
             continue
         r = duel(setting, args.pairs, args.seed, args.jobs, args.max_seconds)
         results.append(r)
-        print(f"{r['pairing']}: {r['pairs']} deal pairs, {r['hands_decided']} decided hands, "
+        print(f"{r['pairing']} ({budgets(r)}): {r['pairs']} deal pairs, {r['hands_decided']} decided hands, "
               f"search won {r['share']} (95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}); "
               f"pairs won/lost {r['search_pairs_won']}/{r['search_pairs_lost']}; "
               f"s/move mean {r['mean_s_per_move']} max {r['max_s_per_move']}, {r['moves_over_cap']} over the cap "
