@@ -42,7 +42,9 @@ same deals as the shipped bot, no clock) took 0.667 of 111 points at 3 players a
 difference of +0.180 (0.100 to 0.260) over 44 deals (seed 803), and 0.541 of 133 at 4 against
 0.346, +0.196 (0.111 to 0.280) over 44 (seed 804). In play the sharp model gained nothing
 measurable: asking every choice, 16 candidates a deal, at 4 players 0.353 against 0.346, +0.008
-(-0.066 to +0.082) over those 44 deals, 0.55 s a move against 0.19; at 2 players (ISMCTS, seed
+(-0.066 to +0.082) over those 44 deals, 0.55 s a move against 0.19; asking the last 8, 16
+candidates, at 3 players 0.486 of 107 points against 0.486 of 111, -0.001 (-0.088 to +0.087),
+over those 44 deals, 0.43 s a move against 0.26; at 2 players (ISMCTS, every choice asked, seed
 901, 100 deal pairs) 0.621 of 174 decided hands against 0.669 of 178. Nor did more candidates
 with the shipped model (16: -0.035, -0.104 to +0.034; with the last 24 choices asked: -0.017).
 With the other seats playing a random move 30% of the time (4 players, every choice asked) the
