@@ -123,8 +123,14 @@ def main() -> None:
     parser.add_argument("--noisy", type=float, default=0.0, help="the other seats' chance of a random move")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    r = measure(args.players, args.hands, args.samples, args.recent,
-                [parse_model(text) for text in args.models.split(",")], args.noisy, args.seed)
+    if args.hands < 2 or args.samples < 1 or args.recent < 1 or not 0 <= args.noisy <= 1:
+        parser.error("--hands takes at least 2 (an interval by hand), --samples and --recent at least 1, "
+                     "--noisy a chance from 0 to 1")
+    try:
+        models = [parse_model(text) for text in args.models.split(",")]
+    except ValueError:
+        parser.error(f"--models takes temperature/noise pairs such as 0.1/0.1, not {args.models!r}")
+    r = measure(args.players, args.hands, args.samples, args.recent, models, args.noisy, args.seed)
     print(f"{r['players']} players, {r['hands']} hands, {r['decisions']} decisions, {r['samples']} deals each, "
           f"last {r['recent']} choices asked, random moves {r['noisy']:.0%}: uniform places {r['uniform']:.3f}")
     for row in r["models"]:

@@ -1,13 +1,16 @@
 """scripts/inference_accuracy.py: how well a model of play places the cards a seat cannot see.
 The true deal places every unseen card right; a model that is the other seats' real play (the
 heuristic, sharpened) places them better than uniform deals, and better than when the seats do
-not play by it."""
+not play by it. A model that could not weigh (no temperature, a noise outside 0 to 1) is
+refused."""
 
 from __future__ import annotations
 
 import random
 import sys
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
@@ -44,3 +47,9 @@ def test_a_model_of_the_real_play_places_cards_better_than_uniform_and_than_agai
     assert row["ess"] < 16  # the weights kept fewer deals than were sampled
     (random_play,) = accuracy.measure(2, 3, 16, 100, [SHARP], 1.0, seed=5)["models"]
     assert random_play["gain"] < row["gain"]
+
+
+@pytest.mark.parametrize("temperature, noise", [(0.0, 0.1), (-1.0, 0.1), (float("nan"), 0.1), (0.1, 1.5), (0.1, -0.1)])
+def test_a_model_that_could_not_weigh_is_refused(temperature, noise):
+    with pytest.raises(ValueError, match="temperature above 0"):
+        PlayModel(temperature, noise)

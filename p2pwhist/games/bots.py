@@ -109,6 +109,10 @@ class PlayModel:
     temperature: float
     noise: float
 
+    def __post_init__(self) -> None:
+        if not (self.temperature > 0 and 0 <= self.noise <= 1):
+            raise ValueError(f"a model needs a temperature above 0 and a noise from 0 to 1, not {self}")
+
     def odds(self, scores: Sequence[float]) -> list[float]:
         """The odds of each move before the noise, softmax(score / temperature) up to a factor
         (the best move's odds are 1): what a search plays the other seats by when it hedges
