@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from duplicate import BotSpec, Setting, duel, rotation  # scripts/duplicate.py
+from duplicate import BotSpec, Setting, duel, figures, rotation  # scripts/duplicate.py
 
 from p2pwhist.games.base import Play
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
@@ -80,14 +80,7 @@ def main() -> None:
         r = (duel if args.players == 2 else rotation)(setting, args.pairs, args.seed, args.jobs)
         r["knows"] = mode
         results.append(r)
-        if args.players == 2:
-            tally = f"{r['pairs']} deal pairs, {r['hands_decided']} decided hands"
-            balance = f"pairs won/lost {r['search_pairs_won']}/{r['search_pairs_lost']}"
-        else:
-            tally = f"{r['deals']} deals, {r['points']} points"
-            balance = f"deals above/below fair {r['deals_above_fair']}/{r['deals_below_fair']}"
-        print(f"PIMC knowing {mode}: {tally}, won {r['share']} (95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}); "
-              f"{balance}", flush=True)
+        print(f"PIMC knowing {mode}: {figures(r)}", flush=True)
     print(json.dumps({"results": results}))
 
 

@@ -93,7 +93,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2pwhist.games.base import ConfigError, GameEntry
-from p2pwhist.games.bots import LEVELS, Searching
+from p2pwhist.games.bots import LEVELS, searches
 from p2pwhist.games.registry import GAMES, chosen, options_offered
 from p2pwhist.local import shuffled_deck
 
@@ -234,11 +234,15 @@ class Setting:
     workers: int = 1
 
 
+def factory_of(setting: Setting, spec: BotSpec):
+    """The maker of the bot ``spec`` names: its own, else the game registry's."""
+    return spec.maker or GAMES[setting.game].bots[spec.name]
+
+
 def opponent_playouts(setting: Setting) -> int | None:
     """The opponent's budget if it searches (``make`` gives it the subject's unless its spec
     says otherwise), else None."""
-    factory = setting.opponent.maker or GAMES[setting.game].bots[setting.opponent.name]
-    if not (isinstance(factory, type) and issubclass(factory, Searching)):
+    if not searches(factory_of(setting, setting.opponent)):
         return None
     return dict(setting.opponent.kwargs).get("playouts", setting.playouts)  # type: ignore[return-value]
 
@@ -246,8 +250,8 @@ def opponent_playouts(setting: Setting) -> int | None:
 def make(setting: Setting, spec: BotSpec, seed: int, cores):
     """The bot ``spec`` names: a searching bot at the setting's budget (and, the subject, its
     workers), any other bot from its seed."""
-    factory = spec.maker or GAMES[setting.game].bots[spec.name]
-    if isinstance(factory, type) and issubclass(factory, Searching):
+    factory = factory_of(setting, spec)
+    if searches(factory):
         parallel = {"workers": cores.workers, "runner": cores.run} if cores is not None else {}
         return factory(random.Random(seed), **{"playouts": setting.playouts, "time_limit": setting.time_limit,
                                                "clock": time.perf_counter if setting.time_limit else None,
@@ -544,6 +548,18 @@ def budgets(r: dict) -> str:
     return words
 
 
+def figures(r: dict) -> str:
+    """A result's tally, share and balance in words (``duel``'s or ``rotation``'s)."""
+    if "pairs" in r:
+        return (f"{r['pairs']} deal pairs, {r['hands_decided']} decided hands, search won {r['share']} "
+                f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}); "
+                f"pairs won/lost {r['search_pairs_won']}/{r['search_pairs_lost']}")
+    return (f"{r['deals']} deals x {r['players']} rotations, {r['hands']} games, {r['points']} points; "
+            f"search won {r['search_won']}, share {r['share']} "
+            f"(95% CI by deal {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}; fair share {r['fair_share']:.3f}); "
+            f"deals above/below fair {r['deals_above_fair']}/{r['deals_below_fair']}")
+
+
 def main(argv: list[str] | None = None) -> None:
     # A kill ends the run as Ctrl-C does: the pool's workers stop too (killed at once, they
     # would play on for nobody).
@@ -563,24 +579,12 @@ def main(argv: list[str] | None = None) -> None:
                                                *opponent.kwargs))
         setting = Setting(args.game, tuple(all_options(entry, options).items()), args.players, subject, opponent,
                           playouts, time_limit, args.workers)
-        if not pairs:
-            r = rotation(setting, args.pairs, args.seed, args.jobs, args.max_seconds)
-            results.append(r)
-            print(f"{r['game']} {r['variant'] or ''} {r['pairing']} ({budgets(r)}), {r['players']} players: "
-                  f"{r['deals']} deals x {r['players']} rotations, {r['hands']} games, {r['points']} points; "
-                  f"search won {r['search_won']}, share {r['share']} "
-                  f"(95% CI by deal {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}; fair share {r['fair_share']:.3f}); "
-                  f"deals above/below fair {r['deals_above_fair']}/{r['deals_below_fair']}; "
-                  f"s/move mean {r['mean_s_per_move']} max {r['max_s_per_move']}, {r['moves_over_cap']} over the cap "
-                  f"by more than 10%; {r['seconds']} s", flush=True)
-            continue
-        r = duel(setting, args.pairs, args.seed, args.jobs, args.max_seconds)
+        r = (duel if pairs else rotation)(setting, args.pairs, args.seed, args.jobs, args.max_seconds)
         results.append(r)
-        print(f"{r['pairing']} ({budgets(r)}): {r['pairs']} deal pairs, {r['hands_decided']} decided hands, "
-              f"search won {r['share']} (95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}); "
-              f"pairs won/lost {r['search_pairs_won']}/{r['search_pairs_lost']}; "
-              f"s/move mean {r['mean_s_per_move']} max {r['max_s_per_move']}, {r['moves_over_cap']} over the cap "
-              f"by more than 10%; {r['seconds']} s", flush=True)
+        who = (f"{r['pairing']} ({budgets(r)}):" if pairs else
+               f"{r['game']} {r['variant'] or ''} {r['pairing']} ({budgets(r)}), {r['players']} players:")
+        print(f"{who} {figures(r)}; s/move mean {r['mean_s_per_move']} max {r['max_s_per_move']}, "
+              f"{r['moves_over_cap']} over the cap by more than 10%; {r['seconds']} s", flush=True)
     print(json.dumps({"level": args.level, "results": results}))
 
 

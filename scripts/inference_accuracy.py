@@ -63,53 +63,67 @@ def placed_right(k: Knowledge, deal: tuple, truth: list[set[int]]) -> float:
     return right / placed
 
 
+# One decision judged: the uniform deals' share placed right, and each model's (share, ESS).
+Judged = tuple[float, list[tuple[float, float]]]
+
+
+def judge(hand, view, models: list[PlayModel], samples: int, recent: int, rng: random.Random) -> Judged | None:
+    """``samples`` deals sampled from what ``view``'s seat knows, scored against ``hand``'s true
+    hands, plainly and weighed by each model; None when no other seat's hand holds an unseen card."""
+    k = Knowledge(view)
+    if not any(k.unknown_hand):
+        return None
+    truth = [{int(c) for c in hand.view(j).hand.values()} for j in range(k.players)]
+    deals = [k.sample(rng) for _ in range(samples)]
+    right = [placed_right(k, deal, truth) for deal in deals]
+    uniform = statistics.fmean(right)
+    by_model = []
+    for model in models:
+        replay = Replay(view, recent, model)
+        weights = [replay.weight(replay.deck(*deal, k.known)) for deal in deals]
+        total = sum(weights)
+        if total:
+            accuracy = sum(w * r for w, r in zip(weights, right, strict=True)) / total
+            by_model.append((accuracy, total * total / sum(w * w for w in weights)))
+        else:  # every deal ruled out: the model says nothing
+            by_model.append((uniform, samples))
+    return uniform, by_model
+
+
 def measure(players: int, hands: int, samples: int, recent: int, models: list[PlayModel], noisy: float,
             seed: int) -> dict:
     game = GAMES["boxwhist"].make(players)
     rng = random.Random(seed)
-    gains: list[list[float]] = [[] for _ in models]  # per hand: the mean gain over uniform
-    uniform_all: list[float] = []
-    accuracy_all: list[list[float]] = [[] for _ in models]
-    ess_all: list[list[float]] = [[] for _ in models]
+    judged: list[list[Judged]] = []  # by hand, its decisions
     for number in range(hands):
         hand = game.new_hand(number % players, (), shuffled_deck(game, rng))
         bots = [HeuristicBot(random.Random(rng.getrandbits(64))) for _ in range(players)]
-        hand_gains: list[list[float]] = [[] for _ in models]
+        decisions: list[Judged] = []
         while (turn := hand.turn) is not None:
             view = hand.view(turn)
             if turn == SEAT and len(view.legal_moves) > 1 and view.tricks:
-                k = Knowledge(view)
-                if any(k.unknown_hand):
-                    truth = [{int(c) for c in hand.view(j).hand.values()} for j in range(players)]
-                    deals = [k.sample(rng) for _ in range(samples)]
-                    right = [placed_right(k, deal, truth) for deal in deals]
-                    uniform = statistics.fmean(right)
-                    uniform_all.append(uniform)
-                    for i, model in enumerate(models):
-                        replay = Replay(view, recent, model)
-                        weights = [replay.weight(replay.deck(*deal, k.known)) for deal in deals]
-                        total = sum(weights)
-                        accuracy = sum(w * r for w, r in zip(weights, right, strict=True)) / total if total else uniform
-                        accuracy_all[i].append(accuracy)
-                        ess_all[i].append(total * total / sum(w * w for w in weights) if total else samples)
-                        hand_gains[i].append(accuracy - uniform)
+                decision = judge(hand, view, models, samples, recent, rng)
+                if decision is not None:
+                    decisions.append(decision)
             if turn != SEAT and rng.random() < noisy:
                 hand.apply(rng.choice(view.legal_moves))
             else:
                 hand.apply(bots[turn].choose(view))
-        for i in range(len(models)):
-            if hand_gains[i]:
-                gains[i].append(statistics.fmean(hand_gains[i]))
+        if decisions:
+            judged.append(decisions)
+    every = [decision for decisions in judged for decision in decisions]
     rows = []
     for i, model in enumerate(models):
-        mean = statistics.fmean(gains[i])
-        half = Z95 * statistics.stdev(gains[i]) / math.sqrt(len(gains[i])) if len(gains[i]) > 1 else math.inf
+        gains = [statistics.fmean(by_model[i][0] - uniform for uniform, by_model in decisions) for decisions in judged]
+        mean = statistics.fmean(gains)
+        half = Z95 * statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else math.inf
         rows.append({"temperature": model.temperature, "noise": model.noise,
-                     "accuracy": round(statistics.fmean(accuracy_all[i]), 4),
+                     "accuracy": round(statistics.fmean(by_model[i][0] for _, by_model in every), 4),
                      "gain": round(mean, 4), "gain_ci95": [round(mean - half, 4), round(mean + half, 4)],
-                     "ess": round(statistics.fmean(ess_all[i]), 1)})
-    return {"players": players, "hands": hands, "decisions": len(uniform_all), "samples": samples, "recent": recent,
-            "noisy": noisy, "seed": seed, "uniform": round(statistics.fmean(uniform_all), 4), "models": rows}
+                     "ess": round(statistics.fmean(by_model[i][1] for _, by_model in every), 1)})
+    return {"players": players, "hands": hands, "decisions": len(every), "samples": samples, "recent": recent,
+            "noisy": noisy, "seed": seed, "uniform": round(statistics.fmean(uniform for uniform, _ in every), 4),
+            "models": rows}
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeGuard
 
 from p2pwhist.cards import card_mask
 from p2pwhist.games.base import BotFactory, ConfigError, Play, View
@@ -273,11 +273,17 @@ class Searching:
         return words
 
 
+def searches(factory: BotFactory) -> TypeGuard[type[Searching]]:
+    """Whether ``factory`` (an entry of a game's ``bots``) makes a searching bot: one with
+    levels and a budget."""
+    return isinstance(factory, type) and issubclass(factory, Searching)
+
+
 def check_level(factory: BotFactory, level: str | None) -> None:
     """Refuse a level the bot ``factory`` makes cannot take (None, its default, always does)."""
     if level is None:
         return
-    if not (isinstance(factory, type) and issubclass(factory, Searching)):
+    if not searches(factory):
         raise ConfigError("only the search bot has levels")
     if level not in LEVELS:
         raise ConfigError(f"the levels are {', '.join(LEVELS)}, not {level!r}")
@@ -289,6 +295,6 @@ def make_bot(factory: BotFactory, rng: random.Random, level: str | None = None,
     (``DEFAULT_LEVEL`` if None) with ``clock`` for its time cap (no cap without one), its moves
     thought over ``workers`` parts run by ``runner``; any other bot as it is."""
     check_level(factory, level)
-    if isinstance(factory, type) and issubclass(factory, Searching):
+    if searches(factory):
         return factory.at_level(rng, level or DEFAULT_LEVEL, clock, workers, runner)
     return factory(rng)
