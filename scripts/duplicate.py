@@ -16,7 +16,8 @@ the deal and of the seat cancels and only the difference in play counts. For eac
 prints the number of deal pairs, the share of decided hands (draws left out) the search bot won
 with a 95% Wilson interval, the number of pairs the search bot won on balance, and the mean and
 maximum seconds the search bot spent per move (moves with one legal choice included: they cost
-nothing). This needs a hand's points to be 1 to its single winner, none on a draw.
+nothing), and (``per_deal``) each pair's hands won and decided, for ``scripts/paired.py``. This
+needs a hand's points to be 1 to its single winner, none on a draw.
 
 Otherwise (``--mode rotations``: more players, or a game whose default table is larger, such as
 Box): each deal (deck and dealer, the dealer moving on one seat from deal to deal) is played
@@ -133,10 +134,13 @@ def play_timed(hand, bots) -> list[list[float]]:
 
 class PairTally:
     """The score of one bot over deal pairs (2 players, seats swapped): decided hands, hands
-    won, and the pairs it won and lost on balance."""
+    won, the pairs it won and lost on balance, and (``per_pair``) each pair's hands won and
+    decided, so that ``scripts/paired.py`` can compare two runs pair by pair."""
 
     def __init__(self) -> None:
         self.won = self.decided = self.pairs_won = self.pairs_lost = self._balance = 0
+        self.per_pair: list[tuple[int, int]] = []
+        self._pair_start = (0, 0)  # won, decided when the pair began
 
     def hand(self, points, seat: int) -> None:
         if sum(points) > 1 or max(points) > 1:
@@ -151,6 +155,9 @@ class PairTally:
         self.pairs_won += self._balance > 0
         self.pairs_lost += self._balance < 0
         self._balance = 0
+        won, decided = self._pair_start
+        self.per_pair.append((self.won - won, self.decided - decided))
+        self._pair_start = (self.won, self.decided)
 
     def figures(self, who: str) -> dict:
         """The JSON figures, ``who`` naming the bot scored."""
@@ -360,6 +367,8 @@ def duel(setting: Setting, pairs: int, seed: int, jobs: int = 1, max_seconds: fl
         "players": 2,
         "pairs": done,
         **tally.figures("search"),
+        "seed": seed,
+        "per_deal": tally.per_pair,  # (search hands won, hands decided) by pair: scripts/paired.py
         **timing.figures(),
         "playouts": setting.playouts,
         "opponent_playouts": opponent_playouts(setting),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Two ``scripts/duplicate.py`` runs in rotations (3 or more players) on the same deals,
-compared deal by deal: the difference in the search seat's share of the points, B's less A's,
-with a 95% interval clustered by deal.
+"""Two ``scripts/duplicate.py`` runs on the same deals, compared deal by deal: the difference
+in the search seat's share of the points (in deal pairs, 2 players: of the decided hands), B's
+less A's, with a 95% interval clustered by deal (by deal pair).
 
 Both runs must be of the same game, table, options, seed and opponent, so that deal i is the
 same deck and dealer in each (duplicate.py derives them from ``--seed`` in deal order); they
@@ -29,7 +29,7 @@ from pathlib import Path
 from duplicate import cluster_half_width, ratio_terms
 
 # What must agree for deal i to be the same deal in both runs.
-SAME = ("game", "variant", "players", "seed", "pairing_opponent")
+SAME = ("game", "variant", "players", "seed", "mode", "pairing_opponent")
 
 
 def share_difference(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> tuple[float, float, float]:
@@ -59,12 +59,13 @@ def load(path: Path, index: int) -> dict:
         raise ValueError(f"{path}: its last line is not a duplicate.py result {index}") from None
     per_deal = result.get("per_deal")
     if per_deal is None:
-        raise ValueError(f"{path}: result {index} has no per-deal points (a rotations run of this duplicate.py)")
+        raise ValueError(f"{path}: result {index} has no per-deal points (a run of an older duplicate.py)")
     if not isinstance(pairing, str) or not isinstance(per_deal, list) or not all(
             isinstance(deal, list) and len(deal) == 2 and all(type(x) is int for x in deal) and 0 <= deal[0] <= deal[1]
             for deal in per_deal):
         raise ValueError(f"{path}: result {index}'s pairing or per-deal points are not a duplicate.py run's")
     result["pairing_opponent"] = pairing.split(" vs ")[-1]
+    result["mode"] = "pairs" if "pairs" in result else "rotations"
     return result
 
 
@@ -83,7 +84,8 @@ def main(argv: list[str] | None = None) -> None:
     except (OSError, ValueError) as error:
         sys.exit(f"paired.py: {error}")
     deals = min(len(a["per_deal"]), len(b["per_deal"]))
-    print(f"{a['game']}, {a['players']} players, seed {a['seed']}, {deals} deals: B - A = {difference:+.4f} "
+    unit = "deal pairs" if a["mode"] == "pairs" else "deals"
+    print(f"{a['game']}, {a['players']} players, seed {a['seed']}, {deals} {unit}: B - A = {difference:+.4f} "
           f"(95% CI by deal {low:+.4f} to {high:+.4f}); A {a['pairing']}, B {b['pairing']}")
     print(json.dumps({"deals": deals, "difference": round(difference, 4), "ci95": [round(low, 4), round(high, 4)],
                       "a": a["pairing"], "b": b["pairing"]}))

@@ -2,7 +2,8 @@
 budgets. A searching opponent plays at the measured bot's budget unless ``--opponent-level``
 gives it a level's (playouts, cap when there is a clock, switches), and every result records
 the budget it played at, so that no reader takes a run at one budget for a run against
-another."""
+another. A run in deal pairs records each pair, so that ``scripts/paired.py`` can compare two
+runs pair by pair."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 import duplicate
+import paired
 
 from p2pwhist.games.boxwhist.search import SearchBot
 
@@ -37,3 +39,23 @@ def test_a_searching_opponent_gets_the_subjects_budget_unless_given_a_level(caps
                  "--mode", "rotations", "--players", "3")
     assert own["opponent_playouts"] == 30  # the spec's own word wins
     assert f"time_limit={easy.seconds}" in own["pairing"]  # with a clock, the level's cap
+
+
+def test_a_pairs_run_records_each_pair_so_paired_can_compare_two(capsys, tmp_path):
+    argv = ["--pairs", "3", "--seed", "5", "--time-limit", "0", "--opponents", "heuristic"]
+    texts = []
+    for playouts in ("20", "40"):
+        duplicate.main([*argv, "--playouts", playouts])
+        texts.append(capsys.readouterr().out)
+    (result,) = json.loads(texts[0].strip().splitlines()[-1])["results"]
+    assert len(result["per_deal"]) == result["pairs"] == 3
+    assert sum(won for won, _ in result["per_deal"]) == result["search_won"]
+    assert sum(decided for _, decided in result["per_deal"]) == result["hands_decided"]
+    assert all(0 <= won <= decided <= 2 for won, decided in result["per_deal"])  # two hands a pair
+
+    (tmp_path / "a").write_text(texts[0])
+    (tmp_path / "b").write_text(texts[1])
+    paired.main([str(tmp_path / "a"), str(tmp_path / "b")])
+    compared = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    shares = [json.loads(text.strip().splitlines()[-1])["results"][0]["share"] for text in texts]
+    assert compared["deals"] == 3 and compared["difference"] == round(shares[1] - shares[0], 4)

@@ -94,3 +94,15 @@ def test_runs_of_other_deals_or_no_runs_are_refused_saying_why(tmp_path, capsys,
     with pytest.raises(SystemExit) as exit_:
         paired.main([str(first), str(second)])
     assert words in str(exit_.value)
+
+
+def test_a_pairs_run_is_not_compared_with_a_rotations_run(tmp_path):
+    a, b = runs(10, 6)
+    rotations = output(tmp_path / "a", 7, a)
+    pairs = output(tmp_path / "b", 7, b)
+    result = json.loads(pairs.read_text().splitlines()[-1])
+    result["results"][0]["pairs"] = 10  # duplicate.py's pairs mode
+    pairs.write_text(json.dumps(result))
+    with pytest.raises(SystemExit) as exit_:
+        paired.main([str(rotations), str(pairs)])
+    assert "differ in mode" in str(exit_.value)
