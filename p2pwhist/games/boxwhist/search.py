@@ -186,6 +186,17 @@ level's budget, no clock, one core, the bit-mask heuristic): at 3 players 0.464 
 25's goals are 0.45 and 0.35: 3 players meets it at the point estimate, 4 players falls just
 short, the goal inside the interval either way.
 
+At 2 players today's ISMCTS, the normal level as shipped (``scripts/duplicate.py --pairs 400
+--seed 911 --opponents heuristic``, its 0.9 s cap, one deal at a time), took 0.607 of 713 decided
+hands (0.571-0.642) from the heuristic over 400 deal pairs, pairs won/lost 131/44, 0.12 s a move
+on average and at most 0.92, none over the cap by 10%, in 42 min: where the search stood before
+issue 25 (0.607 above). On seed 901's 100 pairs (above, 0.626 with the code then) today's code
+took 0.669 of 178 (0.597-0.734): a hundred pairs' luck, within both intervals. Neither more
+iterations nor another exploration constant gains on it (seed 901, no clock, ``scripts/paired.py``
+pair by pair against 1,000 iterations at ``UCT`` 0.7, 0.669 of 178): 2,500 iterations 0.650 of
+180, -0.019 (-0.090 to +0.053), 0.30 s a move against 0.12; ``UCT`` 1.4, 0.590, -0.079 (-0.155
+to -0.002); 0.35, 0.548, -0.121 (-0.196 to -0.045).
+
 At 4 players, 100 deals (seed 804, no clock, the same deals for each; differences deal by deal
 with ``scripts/paired.py``) against the shipped bot's 0.381 of 312 points (0.340-0.422):
 
@@ -238,6 +249,20 @@ percentile / max), none at the cap.
 Nor would sharper inference solve it: knowing the other hands would be worth about +0.2 at 3
 and 4 players, but even the true posterior against the heuristic places few of the unseen
 cards right, and in play it gained nothing measurable (``inference``'s docstring).
+
+Nor a better player for our own seat in the playouts, at what it costs. PIMC values a move by
+the heuristic's play after it; IIMC (Furtak and Buro, "Recursive Monte Carlo Search for
+Imperfect Information Games", IEEE CIG 2013) plays our seat's later decisions in each playout
+by a small PIMC of their own, from what the seat would know then. Tried at 4 players one level
+deep (on the 44 deals of seed 804, no clock, against the heuristic, ``scripts/paired.py``
+against the shipped 0.346 at 0.19 s a move): our next decision in each playout by 8 deals of
+its own, 40 playouts a decision, 0.285 (-0.061, -0.140 to +0.018), 0.66 s a move; every later
+decision by 1 deal, 22 playouts a decision, 0.289 (-0.057, -0.147 to +0.033), 0.17 s; by 2, 29
+playouts, 0.279 (-0.067, -0.162 to +0.028), 0.36 s. The playouts a decision decide more than
+their play: the shipped search with 22 instead of 200 took 0.265 (-0.081, -0.165 to +0.003),
+with 1,000 (hard's budget) 0.352; IIMC at 22 playouts took +0.024 (-0.065 to +0.113) over the
+same search at 22 without it. A nested playout costs 7 to 17 plain ones, so IIMC with enough
+playouts would need several times normal's time to show what it is worth: not kept.
 """
 
 from __future__ import annotations
@@ -262,8 +287,9 @@ __all__ = ["DEFAULT_ITERATIONS", "Knowledge", "SearchBot"]
 EASY_ITERATIONS = 200
 DEFAULT_ITERATIONS = 1_000
 HARD_ITERATIONS = 5_000
-# UCB1's exploration constant. Scores are about -1 to 1 (a hand lost or won, plus 0.02 a trick
-# of margin); sqrt(2)/2 is the usual choice for rewards in [0, 1], scaled to this range.
+# UCB1's exploration constant, for scores of about -1 to 1 (a hand lost or won, plus 0.02 a
+# trick of margin): sqrt(2)/2, the usual choice for rewards in [0, 1], is the best measured;
+# half and twice it both lost clearly at 2 players (the module docstring).
 UCT = 0.7
 _BLIND = -1  # the child for a closed box card played blind (rule 7): chance, not a choice
 # A won hand scores 1; each trick of margin adds this much (breaks ties between moves that
