@@ -57,5 +57,8 @@ def test_a_pairs_run_records_each_pair_so_paired_can_compare_two(capsys, tmp_pat
     (tmp_path / "b").write_text(texts[1])
     paired.main([str(tmp_path / "a"), str(tmp_path / "b")])
     compared = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    shares = [json.loads(text.strip().splitlines()[-1])["results"][0]["share"] for text in texts]
+    shares = []
+    for text in texts:
+        per_pair = json.loads(text.strip().splitlines()[-1])["results"][0]["per_deal"]
+        shares.append(sum(won for won, _ in per_pair) / sum(decided for _, decided in per_pair))
     assert compared["deals"] == 3 and compared["difference"] == round(shares[1] - shares[0], 4)
