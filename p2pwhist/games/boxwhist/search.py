@@ -195,7 +195,11 @@ took 0.669 of 178 (0.597-0.734): a hundred pairs' luck, within both intervals. N
 iterations nor another exploration constant gains on it (seed 901, no clock, ``scripts/paired.py``
 pair by pair against 1,000 iterations at ``UCT`` 0.7, 0.669 of 178): 2,500 iterations 0.650 of
 180, -0.019 (-0.090 to +0.053), 0.30 s a move against 0.12; ``UCT`` 1.4, 0.590, -0.079 (-0.155
-to -0.002); 0.35, 0.548, -0.121 (-0.196 to -0.045).
+to -0.002); 0.35, 0.548, -0.121 (-0.196 to -0.045). Nor do the exact end and inference show
+their worth yet (the first 100 of seed 911's pairs, the cap as above, pair by pair against the
+shipped 0.621 of 169): without the exact end 0.636 of 173, +0.015 (-0.021 to +0.050), 0.12 s a
+move on average and at most 0.22 (the exact end makes the slowest moves); without inference
+0.583 of 187, -0.038 (-0.111 to +0.034), 0.10 s a move.
 
 At 4 players, 100 deals (seed 804, no clock, the same deals for each; differences deal by deal
 with ``scripts/paired.py``) against the shipped bot's 0.381 of 312 points (0.340-0.422):
