@@ -264,9 +264,10 @@ its own, 40 playouts a decision, 0.285 (-0.061, -0.140 to +0.018), 0.66 s a move
 decision by 1 deal, 22 playouts a decision, 0.289 (-0.057, -0.147 to +0.033), 0.17 s; by 2, 29
 playouts, 0.279 (-0.067, -0.162 to +0.028), 0.36 s. The playouts a decision decide more than
 their play: the shipped search with 22 instead of 200 took 0.265 (-0.081, -0.165 to +0.003),
-with 1,000 (hard's budget) 0.352; IIMC at 22 playouts took +0.024 (-0.065 to +0.113) over the
-same search at 22 without it. A nested playout costs 7 to 17 plain ones, so IIMC with enough
-playouts would need several times normal's time to show what it is worth: not kept.
+with 1,000 (hard's budget, not soft) 0.352; IIMC at 22 playouts took +0.024 (-0.065 to
++0.113) over the same search at 22 without it. A nested playout costs 7 to 17 plain ones, so
+IIMC with enough playouts would need several times normal's time to show what it is worth: not
+kept.
 """
 
 from __future__ import annotations
@@ -292,8 +293,8 @@ EASY_ITERATIONS = 200
 DEFAULT_ITERATIONS = 1_000
 HARD_ITERATIONS = 5_000
 # UCB1's exploration constant, for scores of about -1 to 1 (a hand lost or won, plus 0.02 a
-# trick of margin): sqrt(2)/2, the usual choice for rewards in [0, 1], is the best measured;
-# half and twice it both lost clearly at 2 players (the module docstring).
+# trick of margin): sqrt(2)/2, the usual choice for rewards in [0, 1], the best of three
+# measured: half and twice it both lost clearly at 2 players (the module docstring).
 UCT = 0.7
 _BLIND = -1  # the child for a closed box card played blind (rule 7): chance, not a choice
 # A won hand scores 1; each trick of margin adds this much (breaks ties between moves that
