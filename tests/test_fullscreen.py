@@ -152,6 +152,17 @@ def _cells(terminal: Terminal) -> list[str]:
     return terminal.row("Hand:").split(":", 1)[1].split()
 
 
+def _popup(screen: str) -> str:
+    """The popup on ``screen``, its box alone (not the table beside it), or "" if none."""
+    lines = screen.split("\n")
+    top = next((i for i, line in enumerate(lines) if "┌" in line and "┐" in line), None)
+    if top is None:
+        return ""
+    left, right = lines[top].index("┌"), lines[top].rindex("┐")
+    bottom = next((i for i in range(top + 1, len(lines)) if "└" in lines[i]), len(lines) - 1)
+    return "\n".join(line[left:right + 1] for line in lines[top:bottom + 1])
+
+
 def _play_out(terminal: Terminal, result: str) -> tuple[str, int]:
     """Play every turn with Enter (the highlighted legal card) and dismiss each standing event,
     until the hand's result (containing ``result``) is on screen; return it and the turns played."""
@@ -163,7 +174,10 @@ def _play_out(terminal: Terminal, result: str) -> tuple[str, int]:
             if result in screen:
                 return screen, turns
             terminal.send(ESC)  # an alert ("your box is open"): Esc only closes it
-            terminal.wait_for(lambda s, before=screen: s != before, "the alert dismissed")
+            # Wait for that, not for any change (a bot's move): urwid holds a lone Esc a moment
+            # in case an escape sequence follows, and a key sent meanwhile comes glued to it, as
+            # Alt and that key, which does not acknowledge a hand's result.
+            terminal.wait_for(lambda s, before=_popup(screen): _popup(s) != before, "the alert dismissed")
             continue
         terminal.send(ENTER)
         turns += 1
