@@ -138,7 +138,7 @@ class PairTally:
     decided, so that ``scripts/paired.py`` can compare two runs pair by pair."""
 
     def __init__(self) -> None:
-        self.won = self.decided = self.pairs_won = self.pairs_lost = self._balance = 0
+        self.won = self.decided = self.pairs_won = self.pairs_lost = 0
         self.per_pair: list[tuple[int, int]] = []
         self._pair_start = (0, 0)  # won, decided when the pair began
 
@@ -149,15 +149,14 @@ class PairTally:
         if sum(points):
             self.decided += 1
             self.won += points[seat]
-            self._balance += 1 if points[seat] else -1
 
     def end_pair(self) -> None:
-        self.pairs_won += self._balance > 0
-        self.pairs_lost += self._balance < 0
-        self._balance = 0
-        won, decided = self._pair_start
-        self.per_pair.append((self.won - won, self.decided - decided))
+        won, decided = self.won - self._pair_start[0], self.decided - self._pair_start[1]
+        self.per_pair.append((won, decided))
         self._pair_start = (self.won, self.decided)
+        lost = decided - won
+        self.pairs_won += won > lost
+        self.pairs_lost += won < lost
 
     def figures(self, who: str) -> dict:
         """The JSON figures, ``who`` naming the bot scored."""
@@ -557,9 +556,15 @@ def budgets(r: dict) -> str:
     return words
 
 
+def mode_of(r: dict) -> str:
+    """Which run a result is of: ``duel``'s ("pairs", which alone counts ``pairs``) or
+    ``rotation``'s ("rotations")."""
+    return "pairs" if "pairs" in r else "rotations"
+
+
 def figures(r: dict) -> str:
     """A result's tally, share and balance in words (``duel``'s or ``rotation``'s)."""
-    if "pairs" in r:
+    if mode_of(r) == "pairs":
         return (f"{r['pairs']} deal pairs, {r['hands_decided']} decided hands, search won {r['share']} "
                 f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}); "
                 f"pairs won/lost {r['search_pairs_won']}/{r['search_pairs_lost']}")

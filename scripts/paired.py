@@ -26,7 +26,7 @@ import json
 import sys
 from pathlib import Path
 
-from duplicate import cluster_half_width, ratio_terms
+from duplicate import cluster_half_width, mode_of, ratio_terms
 
 # What must agree for deal i to be the same deal in both runs.
 SAME = ("game", "variant", "players", "seed", "mode", "pairing_opponent")
@@ -65,7 +65,7 @@ def load(path: Path, index: int) -> dict:
             for deal in per_deal):
         raise ValueError(f"{path}: result {index}'s pairing or per-deal points are not a duplicate.py run's")
     result["pairing_opponent"] = pairing.split(" vs ")[-1]
-    result["mode"] = "pairs" if "pairs" in result else "rotations"
+    result["mode"] = mode_of(result)
     return result
 
 
