@@ -110,13 +110,16 @@ def test_a_peer_that_learns_only_what_it_may_see_follows_the_game_and_shows_its_
     """The deck protocol's reveals (session.md §4): a card its player may see is claimed
     (learned, then checked and applied); one it may not (a closed box card) is played blind
     (checked, then revealed to all, then applied); after every move the keys round reveals
-    what became visible to ``seat``."""
+    what became visible to ``seat``. The line interface prints a finished trick or round once:
+    what ``finished`` counts as told right after a move reads the same once the keys round
+    has revealed that move's cards, and the count never falls."""
     seat %= game.players
     entry = game_entry(game)
     full, cards, rng = random_hand(game, seed)
     peer = peer_of(game, full, cards, seat)
     names = seat_names(game.players, seat)
     known = full.visible_to(seat)
+    told = 0
     while True:
         assert peer.current_seat == full.current_seat
         for s in range(game.players):
@@ -142,8 +145,13 @@ def test_a_peer_that_learns_only_what_it_may_see_follows_the_game_and_shows_its_
             peer.learn(move.position, cards[move.position])
         full.apply(move)
         peer.apply(move)
+        assert entry.text.finished(peer.view(seat)) >= told
+        told = entry.text.finished(peer.view(seat))
+        before = entry.text.finished_lines(peer.view(seat), 0, names, PLAIN)[:told]
         for p in sorted(peer.visible_to(seat) - known):
             peer.learn(p, cards[p])
+        assert entry.text.finished_lines(peer.view(seat), 0, names, PLAIN)[:told] == before
+    assert entry.text.finished(peer.view(seat)) == len(entry.text.finished_lines(peer.view(seat), 0, names, PLAIN))
     assert peer.result() == full.result() and full.result().offenders == frozenset()
     assert peer.tags() == full.tags()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from test_every_game_properties import peer_of, random_hand
 
 from p2pwhist import text
 from p2pwhist.cards import Card, Suit
@@ -139,6 +140,32 @@ def test_a_person_plays_a_match_through_text(players: int) -> None:
     assert "Hand 2 over" in out and "Hands won:  You " in out
     names = text.seat_names(players, 0)
     assert lines[-1] == text.match_line(names, match.points, match.winner) + "."
+
+
+def test_a_spectator_is_told_each_trick_once_with_the_cards_drawn_after_it() -> None:
+    """``follow`` after every move and again after its reveals, as a networked spectator's
+    session calls it: a trick is printed once, when the stack cards drawn after it are revealed
+    (never "a card not yet revealed"), and the hand's end prints the rest."""
+    game = BoxWhist(2)
+    full, cards, rng = random_hand(game, 3)
+    peer = peer_of(game, full, cards, 0)
+    out = io.StringIO()
+    player = TerminalPlayer(0, WORDS, io.StringIO(), out)
+    while not full.is_over:
+        known = full.visible_to(0)
+        move = rng.choice(full.legal_moves())
+        peer.learn(move.position, cards[move.position])  # claimed, or revealed if played blind
+        full.apply(move)
+        peer.apply(move)
+        player.follow(peer.view(0))
+        for p in sorted(peer.visible_to(0) - known):
+            peer.learn(p, cards[p])
+        player.follow(peer.view(0))
+    player.hand_over(peer, full.result())
+    said = out.getvalue()
+    assert "not yet revealed" not in said
+    assert [said.count(f"Trick {n}: ") for n in range(1, TRICKS_PER_HAND[2] + 1)] == [1] * TRICKS_PER_HAND[2]
+    assert said.index(f"Trick {TRICKS_PER_HAND[2]}: ") < said.index("Hand 1 over")
 
 
 def test_the_score_from_earlier_hands_is_shown() -> None:

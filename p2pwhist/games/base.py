@@ -273,7 +273,9 @@ class GameText(Protocol):
 
     def refusal(self, refused: IllegalMove) -> str: ...  # one line
 
-    def finished(self, view: View) -> int: ...  # tricks or rounds completed so far
+    # Tricks or rounds finished and told in full: up to the first whose line names a card the
+    # deck has yet to reveal to ``view`` (a stack draw), since the line interface prints each once.
+    def finished(self, view: View) -> int: ...
 
     def finished_lines(self, view: View, start: int, names: Sequence[str], style: Style) -> list[str]: ...
 

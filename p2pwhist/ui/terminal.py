@@ -249,25 +249,30 @@ class TerminalPlayer:
     def hand_over(self, hand: HandState, result: HandResult) -> None:
         """Show the tricks or rounds not yet shown and the hand's result; keep the match's points."""
         view = hand.view(self.seat)
-        self._catch_up(view, self.screen.names(view.players))
+        self._catch_up(view, self.screen.names(view.players), whole=True)
         self.screen.hand_over(hand, result, self.hand_no)
         self._in_hand = False
 
     def match_over(self, match: Match) -> None:
         self.screen.match_over(match)
 
-    def _catch_up(self, view: View, names: Sequence[str]) -> None:
-        """Announce a new hand if this is one, then the tricks or rounds completed since."""
+    def _catch_up(self, view: View, names: Sequence[str], whole: bool = False) -> None:
+        """Announce a new hand if this is one, then the tricks or rounds finished since and told
+        in full (``GameText.finished``: a trick's line waits for the stack cards drawn after it),
+        or with ``whole`` (the hand is over) every one finished."""
         words, style = self.screen.words, self.screen.style
-        finished = words.finished(view)
-        if not self._in_hand or finished < self._shown:  # fewer finished: a new hand began
+        told = words.finished(view)
+        if not self._in_hand or told < self._shown:  # fewer told: a new hand began
             self.hand_no += 1
             self._in_hand = True
             self._shown = 0
             self.screen.say(words.header(view, names, style, self.hand_no))
-        for line in words.finished_lines(view, self._shown, names, style):
+        lines = words.finished_lines(view, self._shown, names, style)
+        if not whole:
+            lines = lines[:max(0, told - self._shown)]
+        for line in lines:
             self.screen.say(line)
-        self._shown = finished
+        self._shown += len(lines)
 
     def _read_line(self) -> str:
         self.screen.say(PROMPT, end="")

@@ -366,7 +366,11 @@ class BoxText:
                             "moves")
 
     def finished(self, view: BoxView) -> int:
-        return len(view.rounds)
+        """The rounds up to the first after which our seat drew cards the deck has not yet
+        revealed to it (its line will name them, ``_Teller.draws``)."""
+        return next((n for n, record in enumerate(view.rounds)
+                     if any(draw.seat == view.seat and any(view.card(p) is None for p in draw.positions)
+                            for draw in record.draws)), len(view.rounds))
 
     def finished_lines(self, view: BoxView, start: int, names: Sequence[str], style: Style) -> list[str]:
         """Each round finished since ``start``, in two lines; the seat's own draws by name."""

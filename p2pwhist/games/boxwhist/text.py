@@ -188,7 +188,10 @@ class BoxWhistText:
         return refusal_line(refused.reason.value, None if refused.reason is Illegal.NOT_YOUR_CARD else refused.detail)
 
     def finished(self, view: BoxWhistView) -> int:
-        return len(view.tricks)
+        """The tricks up to the first whose stack draws the deck has not yet revealed (every seat
+        sees them, rule 9: its line will name them)."""
+        return next((n for n, trick in enumerate(view.tricks)
+                     if any(view.card(draw.position) is None for draw in trick.draws)), len(view.tricks))
 
     def finished_lines(self, view: BoxWhistView, start: int, names: Sequence[str], style: Style) -> list[str]:
         tricks = view.tricks

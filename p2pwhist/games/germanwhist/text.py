@@ -168,7 +168,15 @@ class GermanWhistText:
         return refusal_line(refused.reason.value, None if refused.reason is Illegal.NOT_YOUR_CARD else refused.detail)
 
     def finished(self, view: GermanWhistView) -> int:
-        return len(view.tricks)
+        """The tricks up to the first whose turned card, or the face-down card our seat drew, the
+        deck has not yet revealed (rule 7: its line will name them; another seat's draw stays
+        face down)."""
+        def waiting(trick: TrickResult) -> bool:
+            if trick.won is None:
+                return False
+            ours = view.seat == 1 - trick.winner  # we lost it, so drew the face-down card
+            return view.card(trick.won) is None or (ours and view.card(trick.drawn) is None)
+        return next((n for n, trick in enumerate(view.tricks) if waiting(trick)), len(view.tricks))
 
     def finished_lines(self, view: GermanWhistView, start: int, names: Sequence[str], style: Style) -> list[str]:
         tricks = view.tricks
