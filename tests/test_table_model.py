@@ -28,7 +28,7 @@ from p2pwhist.local import LocalMatch
 from p2pwhist.table import Notice, Presence
 from p2pwhist.text import Style
 from p2pwhist.ui.fullscreen import MIN_COLS, MIN_ROWS, FullScreenPlayer
-from p2pwhist.ui.model import Closing, TableModel
+from p2pwhist.ui.model import Closing, Popup, TableModel
 
 SIZE = (100, 30)
 PLAIN = Style(color=False, symbols=False)  # letters for suits: what the tests type reads as it shows
@@ -155,6 +155,20 @@ async def test_a_hands_end_is_closed_only_by_enter_space_or_escape_which_do_noth
     assert "Hand 1 over" in _screen(full) and full.model.typed == ""
     _press(full, " ")
     assert "Hand 1 over" not in _screen(full) and full.model.typed == ""
+
+
+async def test_escape_then_a_key_read_as_one_meta_key_is_both_keys():
+    """urwid reads Esc and a key pressed within its ``complete_wait`` (0.125 s) as one "meta"
+    key, as if typed with Alt: Esc closing an alert and space the hand's end behind it, quickly,
+    close both."""
+    local, rng = _local("boxwhist", 2, seed=3)
+    full = _player()
+    _until(local, rng, lambda local: len(local.match.results) == 1, _following(full))
+    full.model.popups.clear()
+    full.follow(local.match)
+    full.model.popups.insert(0, Popup("Your box is open.", Closing.PASSES))
+    _press(full, "meta  ")
+    assert not full.model.popups and "Hand 1 over" not in _screen(full)
 
 
 async def test_an_alert_already_standing_when_the_screen_first_shows_the_hand_is_not_popped_up_again():

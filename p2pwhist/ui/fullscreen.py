@@ -82,6 +82,7 @@ _RED_CARD = re.compile(r"(?:10|[2-9JQKA])[\u2665\u2666]")  # a red card as Style
 # their lines wrap. Measured over random deals of every game and table size, with the bots'
 # names (tests/test_table_model.py checks it stays true).
 MIN_COLS, MIN_ROWS = 60, 25
+META = "meta "  # how urwid names a key read together with a leading Esc (or typed with Alt)
 # The pause before a forced move is made for us: the same every time, so its length tells
 # nothing of the hand (a person's other moves take as long as they take).
 FORCED_PAUSE = 1.5
@@ -151,6 +152,11 @@ class _Root(urwid.WidgetWrap):
         return True
 
     def keypress(self, size: tuple[int, ...], key: str) -> str | None:
+        # urwid reads Esc and a key pressed within ``complete_wait`` (0.125 s) as one "meta" key,
+        # as if typed with Alt. Nothing here is an Alt key: it is Esc, then the key.
+        if key.startswith(META):
+            self._on_key("esc")
+            key = key[len(META):]
         self._on_key(key)
         return None
 
