@@ -77,6 +77,21 @@ async def test_a_spectator_sees_every_seat_and_the_table_and_never_a_private_car
     assert "Points" in result and all(NAMES[seat] in result for seat in range(players))
 
 
+async def test_hands_played_faster_than_a_spectator_reads_leave_one_result_up_and_all_in_the_history():
+    full = _spectator("boxwhist", 2)
+    local, rng = _local("boxwhist", 2, seed=5, hands=3)
+    bot = RandomBot(rng)
+    while (turn := local.next_turn()) is not None:  # as cli_play._local_turns, nobody at the keys
+        full.follow(local.match)
+        if local.play(bot.choose(turn.view())) is not None:
+            full.follow(local.match)
+    results = [popup.body for popup in full.model.popups if "Points" in popup.body]
+    assert len(results) == 1 and "Hand 3 over" in results[0]
+    assert all(f"Hand {n}: " in "\n".join(full.model.history_before) for n in (1, 2, 3))
+    _press(full, "enter")
+    assert not any("Points" in popup.body for popup in full.model.popups)
+
+
 async def test_the_face_up_stack_card_of_a_known_deal_is_on_the_spectators_table():
     full = _spectator("boxwhist", 2)
     local, _ = _local("boxwhist", 2, seed=7)

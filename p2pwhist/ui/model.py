@@ -15,8 +15,10 @@ Rules it keeps:
 - A popup is one of three kinds (``Closing``). An alert that arrived unasked ("your box is
   open") closes at any key, which then does its own work too, so a card typed over it is
   typed whole. A hand's or the match's end must be acknowledged: only Enter, space or Esc
-  close it, and that key does nothing else (none of them types a card). A popup the person
-  asked for (the last trick) closes at any key, which does nothing else, as the rules do.
+  close it, and that key does nothing else (none of them types a card); a later hand's end
+  takes the place of one not yet acknowledged (a spectator's hands go on while it reads). A
+  popup the person asked for (the last trick) closes at any key, which does nothing else, as
+  the rules do.
 - An alert already true of the first table this screen shows of a hand is not popped up but
   said on the message line: at a deal no alert holds, so it was shown before the program
   stopped (a resumed game).
@@ -236,6 +238,10 @@ class TableModel:
         self.history_now = []
         self.view, self.cells = None, []
         body = self.words.hand_result(hand, result, self.names, self.style, self.hand_no)
+        # An earlier hand's end still up (a spectator's: the game goes on while it reads) gives
+        # way to this one, so that hands played fast do not pile up, each wanting a key: the
+        # history keeps each hand's line.
+        self.popups = [popup for popup in self.popups if popup.closing is not Closing.ACKNOWLEDGED]
         self.popups.append(Popup(body + "\n" + text.row("Points", text.tally(self.names, points)),
                                  Closing.ACKNOWLEDGED))
 
