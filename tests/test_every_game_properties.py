@@ -112,7 +112,8 @@ def test_a_peer_that_learns_only_what_it_may_see_follows_the_game_and_shows_its_
     (checked, then revealed to all, then applied); after every move the keys round reveals
     what became visible to ``seat``. The line interface prints a finished trick or round once:
     what ``finished`` counts as told right after a move reads the same once the keys round
-    has revealed that move's cards, and the count never falls."""
+    has revealed that move's cards, the count never falls, and after the keys round every
+    finished one is told (so a person asked to move has read them all)."""
     seat %= game.players
     entry = game_entry(game)
     full, cards, rng = random_hand(game, seed)
@@ -150,8 +151,9 @@ def test_a_peer_that_learns_only_what_it_may_see_follows_the_game_and_shows_its_
         before = entry.text.finished_lines(peer.view(seat), 0, names, PLAIN)[:told]
         for p in sorted(peer.visible_to(seat) - known):
             peer.learn(p, cards[p])
-        assert entry.text.finished_lines(peer.view(seat), 0, names, PLAIN)[:told] == before
-    assert entry.text.finished(peer.view(seat)) == len(entry.text.finished_lines(peer.view(seat), 0, names, PLAIN))
+        lines = entry.text.finished_lines(peer.view(seat), 0, names, PLAIN)
+        assert lines[:told] == before
+        assert entry.text.finished(peer.view(seat)) == len(lines)  # at the next turn, every one is told
     assert peer.result() == full.result() and full.result().offenders == frozenset()
     assert peer.tags() == full.tags()
 
