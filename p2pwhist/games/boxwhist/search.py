@@ -201,6 +201,16 @@ shipped 0.621 of 169): without the exact end 0.636 of 173, +0.015 (-0.021 to +0.
 move on average and at most 0.22 (the exact end makes the slowest moves); without inference
 0.583 of 187, -0.038 (-0.111 to +0.034), 0.10 s a move.
 
+Nor more of the second normal may take, nor PIMC's playouts under this tree (on those 100 pairs,
+the cap as above, pair by pair; head to head against the shipped normal level on seed 921's):
+4,000 iterations, 0.46 s a move on average and at most 0.92, took 0.685 of 184 from the
+heuristic, +0.064 (-0.002 to +0.129), but only 51 of 101 decided hands head to head over 60
+pairs: no better than itself with a quarter of the search. The tree with the heuristic's playouts for
+every seat, each reading its own view of the deal (a fifth of the iterations, as they cost),
+took 0.531 of 177, -0.090 (-0.170 to -0.011), 0.21 s a move, and 0.407 of 177 (0.337-0.480)
+head to head, pairs won/lost 10/30: its 200 iterations try the root's moves too thinly. Neither
+kept.
+
 At 4 players, 100 deals (seed 804, no clock, the same deals for each; differences deal by deal
 with ``scripts/paired.py``) against the shipped bot's 0.381 of 312 points (0.340-0.422):
 
