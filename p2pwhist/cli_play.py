@@ -45,7 +45,7 @@ from p2pwhist.net import (
     watch,
 )
 from p2pwhist.reach.lan import HEAR_SECONDS, Heard, NoTable, hear_tables
-from p2pwhist.session_events import Awaiting, HandOver, Moved, Seated, SessionEvent, Settled, TableChanged
+from p2pwhist.session_events import Awaiting, HandOver, MatchOver, Moved, Seated, SessionEvent, Settled, TableChanged
 from p2pwhist.table import Heard as TableHeard
 from p2pwhist.table import chat_line
 from p2pwhist.text import YOU, check_line, match_line, match_summary
@@ -162,8 +162,8 @@ class _Display:
             self._sit(event.table, event.seat)
         if self.full is not None:
             self.full.on_event(event)
-        elif isinstance(event, Moved):
-            if self.ui is not None:  # show each trick or round as it ends
+        elif isinstance(event, TableChanged):  # a card played or revealed
+            if self.ui is not None:  # show each trick or round as it ends, its stack draws revealed
                 self.ui.follow(event.hand.view(self.seat))
         elif isinstance(event, Awaiting):
             # A person waiting is told for whom, when a player chooses (a move, another hand?):
@@ -377,13 +377,16 @@ class _Spectating:
     from the public view (``HandState.view(None)``: every seat's counts, trumps, the exposed
     card); then each card as it is played (and each trick or round as it ends), each hand's
     result and the points. It holds no seat: every line comes from the public log, in the
-    game's own words (``GameText.table``, ``GameText.move``)."""
+    game's own words (``GameText.table``, ``GameText.move``). A move that ends a trick is said
+    once the keys round after it has revealed the cards its line names (the stack draws:
+    ``GameText.finished``), which comes before the next move."""
 
     def __init__(self) -> None:
         self.words: GameText | None = None
         self.names: list[str] = []
         self.style = style_for(sys.stdout)
         self.tables_shown = 0  # the hands whose table was shown
+        self.moved: tuple[Moved, str] | None = None  # a move not yet said, and its lines as it was made
 
     def on_event(self, event: SessionEvent) -> None:
         if isinstance(event, Seated):
@@ -391,21 +394,45 @@ class _Spectating:
             return
         words = self.words
         assert words is not None, "START comes first"
-        if isinstance(event, TableChanged) and len(event.match.hands) > self.tables_shown:
-            hand_no = len(event.match.hands)
-            try:  # a hand still being dealt cannot be read yet (its trumps unrevealed)
-                table = words.table(event.hand.view(None), self.names, self.style, hand_no, event.match.points)
-            except EngineMisuse:
-                return
-            self.tables_shown = hand_no
-            print(table, flush=True)
+        if isinstance(event, TableChanged):
+            self._say_move()
+            if len(event.match.hands) > self.tables_shown:
+                hand_no = len(event.match.hands)
+                try:  # a hand still being dealt cannot be read yet (its trumps unrevealed)
+                    table = words.table(event.hand.view(None), self.names, self.style, hand_no, event.match.points)
+                except EngineMisuse:
+                    return
+                self.tables_shown = hand_no
+                print(table, flush=True)
         elif isinstance(event, Moved):
-            print(words.move(event.hand, event.seat, event.move, self.names, self.style), flush=True)
+            self._say_move(waited=True)
+            self.moved = (event, words.move(event.hand, event.seat, event.move, self.names, self.style))
+            self._say_move()
         elif isinstance(event, HandOver):
+            self._say_move(waited=True)
             points = ", ".join(f"{name} {p}" for name, p in zip(self.names, event.points, strict=True))
             print(f"Hand {event.number}: {words.result_line(event.result, self.names)}. Points: {points}", flush=True)
         elif isinstance(event, Settled):
             print(f"{event.line(self.names)}.", flush=True)
+        elif isinstance(event, MatchOver):
+            self._say_move(waited=True)
+
+    def _say_move(self, waited: bool = False) -> None:
+        """The move not yet said, once every trick is told in full; or, ``waited`` (the next
+        move or the hand's end came first: the cards were never revealed), as it was made."""
+        if self.moved is None:
+            return
+        event, made = self.moved
+        words = self.words
+        assert words is not None
+        if waited:
+            print(made, flush=True)
+        else:
+            view = event.hand.view(None)
+            if words.finished(view) < len(words.finished_lines(view, 0, self.names, self.style)):
+                return  # a card its line names is still to be revealed
+            print(words.move(event.hand, event.seat, event.move, self.names, self.style), flush=True)
+        self.moved = None
 
 
 def watch_command(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from test_every_game_properties import peer_of, random_hand
 
 from p2pwhist import text
 from p2pwhist.cards import Card, Suit
-from p2pwhist.games.base import HandResult, Play
+from p2pwhist.games.base import HandResult, HonourPolicy, Play
 from p2pwhist.games.bots import RandomBot
 from p2pwhist.games.boxwhist.engine import TRICKS_PER_HAND, BoxWhist, BoxWhistHand, BoxWhistView, Revoke
 from p2pwhist.games.match import Match, MatchLength
@@ -166,6 +166,20 @@ def test_a_spectator_is_told_each_trick_once_with_the_cards_drawn_after_it() -> 
     assert "not yet revealed" not in said
     assert [said.count(f"Trick {n}: ") for n in range(1, TRICKS_PER_HAND[2] + 1)] == [1] * TRICKS_PER_HAND[2]
     assert said.index(f"Trick {TRICKS_PER_HAND[2]}: ") < said.index("Hand 1 over")
+
+
+def test_a_hand_still_being_dealt_is_followed_once_it_can_be_read() -> None:
+    """The line interface follows every table change, the deal's too: before the trump card is
+    revealed the hand cannot be read, so nothing is said, and its header comes once it can."""
+    game = BoxWhist(2)
+    full, cards, _ = random_hand(game, 3)
+    out = io.StringIO()
+    player = TerminalPlayer(0, WORDS, io.StringIO(), out)
+    player.follow(game.new_hand(full.dealer, (), [None] * len(cards), HonourPolicy.RECORD).view(0))
+    assert out.getvalue() == ""
+    player.follow(full.view(0))
+    player.follow(full.view(0))
+    assert out.getvalue().count("== Hand 1: ") == 1
 
 
 def test_the_score_from_earlier_hands_is_shown() -> None:

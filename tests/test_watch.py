@@ -17,13 +17,18 @@ import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from memnet import FakeHost, Hosted, MemoryNetwork, Seat, options, play, table, vouch_until_start
+from test_every_game_properties import peer_of, random_hand
 
 from p2pwhist import cli_play, net
 from p2pwhist.gamefiles import unfinished
 from p2pwhist.games.base import ConfigError
+from p2pwhist.games.boxwhist.engine import BoxWhist
+from p2pwhist.games.match import Match, MatchLength
+from p2pwhist.games.registry import GAMES
 from p2pwhist.home import command_path, secrets_path
 from p2pwhist.identity import fingerprint
 from p2pwhist.session import Session
+from p2pwhist.session_events import Moved, TableChanged
 from p2pwhist.signed import public_bytes
 from p2pwhist.table import (
     PROTOCOL_VERSION,
@@ -40,6 +45,7 @@ from p2pwhist.table import (
 )
 from p2pwhist.table._chat import Talk
 from p2pwhist.table._gallery import Gallery
+from p2pwhist.text import Style
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import verify
 
@@ -302,3 +308,36 @@ async def test_a_spectator_keeps_no_secrets_file_so_resume_never_takes_its_game_
     table = shown[shown.index("-- Hand 1"):shown.index("Hands won:")]
     assert "alice:" in table and "bob:" in table and "Your" not in table
     assert not [card for card in held if f" {card}" in table or f" {card.ascii}" in table], table
+
+
+def test_a_line_spectator_says_a_trick_once_its_stack_draws_are_revealed(capsys):
+    """Shown as lines (``watch --plain``), each move is said as it comes, but a move that ends a
+    trick waits for the keys round after it, which reveals the stack cards drawn (rule 9): its
+    line names them, never "a card not yet revealed"."""
+    game = BoxWhist(2)
+    full, cards, rng = random_hand(game, 4)
+    public = peer_of(game, full, cards, None)
+    match = Match(game, MatchLength(hands=1), 0)
+    match.hands.append(public)
+    lines = cli_play._Spectating()
+    lines.words, lines.names, lines.style = GAMES["boxwhist"].text, ["alice", "bob"], Style(False)
+    shown = ""
+    while not full.is_over:
+        shown += capsys.readouterr().out
+        known, mover = full.visible_to(None), full.current_seat
+        move = rng.choice(full.legal_moves())
+        public.learn(move.position, cards[move.position])  # claimed, or revealed if played blind
+        full.apply(move)
+        public.apply(move)
+        lines.on_event(Moved(mover, move, public))
+        lines.on_event(TableChanged(match, public))
+        drawn = sorted(public.visible_to(None) - known - {move.position})
+        if drawn:
+            waiting = capsys.readouterr().out
+            assert "wins" not in waiting  # the trick waits for its draws
+            shown += waiting
+        for p in drawn:
+            public.learn(p, cards[p])
+        lines.on_event(TableChanged(match, public))
+    shown += capsys.readouterr().out
+    assert "not yet revealed" not in shown and shown.count("draws") == 11

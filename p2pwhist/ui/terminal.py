@@ -21,7 +21,7 @@ import trio
 
 from p2pwhist import text
 from p2pwhist.cards import CardError, Suit
-from p2pwhist.games.base import BotFactory, GameEntry, GameText, HandResult, HandState, Play, View
+from p2pwhist.games.base import BotFactory, EngineMisuse, GameEntry, GameText, HandResult, HandState, Play, View
 from p2pwhist.games.bots import DEFAULT_LEVEL, Runner, Searching, in_turn, make_bot
 from p2pwhist.games.match import Match
 from p2pwhist.text import Style
@@ -242,9 +242,13 @@ class TerminalPlayer:
                 return False
 
     def follow(self, view: View) -> None:
-        """Show what happened since last shown, without asking for a move: a networked
-        spectator follows the game this way, from one seat's view."""
-        self._catch_up(view, self.screen.names(view.players))
+        """Show what happened since last shown, without asking for a move: a networked seat's
+        lines follow the game this way, at every card played or revealed, from its view (a
+        trick once the stack cards drawn after it are revealed)."""
+        try:
+            self._catch_up(view, self.screen.names(view.players))
+        except EngineMisuse:
+            return  # a hand still being dealt cannot be read yet (its trumps unrevealed)
 
     def hand_over(self, hand: HandState, result: HandResult) -> None:
         """Show the tricks or rounds not yet shown and the hand's result; keep the match's points."""
@@ -263,10 +267,11 @@ class TerminalPlayer:
         words, style = self.screen.words, self.screen.style
         told = words.finished(view)
         if not self._in_hand or told < self._shown:  # fewer told: a new hand began
+            header = words.header(view, names, style, self.hand_no + 1)  # first: it may not be readable yet
             self.hand_no += 1
             self._in_hand = True
             self._shown = 0
-            self.screen.say(words.header(view, names, style, self.hand_no))
+            self.screen.say(header)
         lines = words.finished_lines(view, self._shown, names, style)
         if not whole:
             lines = lines[:max(0, told - self._shown)]
