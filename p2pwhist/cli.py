@@ -44,6 +44,7 @@ from p2pwhist.limits import (
     MIN_WAIT,
 )
 from p2pwhist.signed import public_bytes
+from p2pwhist.stats_cache import VerifiedCache
 from p2pwhist.text import match_line, plural
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui.scoresheet import scoresheet
@@ -383,7 +384,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 "counted but not rated. Not counted, each listed with why: a file that does "
                                 "not verify (a forged or tampered one), an unfinished game (not even its "
                                 "finished hands), and a second file of a game already counted (the same first "
-                                "message).")
+                                f"message). What a file proved is kept in {_in_home('stats-cache')} under the digest "
+                                "of its bytes, so that the next run verifies only files new or changed since.")
     stats_.add_argument("paths", type=Path, nargs="*", metavar="FILE", help="a transcript, or a folder of them")
     stats_.add_argument("--json", action="store_true", help="print one JSON object: \"you\" (null without an "
                        "identity) and each of \"players\" (best rated first) with \"name\" (the last seen), "
@@ -613,8 +615,13 @@ def _show(args: argparse.Namespace) -> int:
 def _stats(args: argparse.Namespace) -> int:
     identity = home_dir() / "identity.pem"
     you = public_bytes(load_identity(identity).public_key()) if identity.exists() else None  # never made here
-    record = stats.tally(((str(path), _match(path)) for path in _transcripts(args.paths)), you)
+    cache = VerifiedCache.load()
+    record = stats.tally(((str(path), cache.judge(path, _match)) for path in _transcripts(args.paths)), you)
     print(json.dumps(record.to_json()) if args.json else "\n".join(stats.lines(record)))
+    try:
+        cache.save()
+    except HomeError as error:  # the figures stand; the next run verifies every file again
+        print(f"p2pwhist: {error}", file=sys.stderr)
     return 0
 
 

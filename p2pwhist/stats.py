@@ -102,6 +102,52 @@ class MatchRecord:
         )
 
 
+def record_to_wire(item: MatchRecord | NotCounted) -> list[Any]:
+    """``item`` as msgpack-ready values (``record_from_wire`` reads them back)."""
+    if isinstance(item, NotCounted):
+        return ["not", item.reason.value, item.detail]
+    return ["match", item.game, [[p.key, p.name] for p in item.players], list(item.ranks),
+            [list(ranks) for ranks in item.hand_ranks], [sorted(seats) for seats in item.offenders], item.left,
+            item.rated]
+
+
+def record_from_wire(value: object) -> MatchRecord | NotCounted:
+    """What ``record_to_wire`` wrote, checked whole: ``ValueError`` for anything else (a file
+    of them is hostile until read back: a seat's place, a hand's, an offender, the seat that
+    left, each within the table)."""
+    if type(value) is not list or not value:
+        raise ValueError("not a record")
+    if value[0] == "not" and len(value) == 3:
+        _, reason, detail = value
+        if type(detail) is not str:
+            raise ValueError("a reason's detail is not text")
+        return NotCounted(Reason(reason), detail)
+    if value[0] != "match" or len(value) != 8:
+        raise ValueError("not a record")
+    _, game, players, ranks, hand_ranks, offenders, left, rated = value
+    if type(game) is not bytes or type(players) is not list or not 2 <= len(players) <= 6:
+        raise ValueError("not a match's game and players")
+    seats = range(len(players))
+
+    def places(values: object) -> tuple[int, ...]:
+        if type(values) is not list or len(values) != len(players) or any(type(v) is not int or v not in seats
+                                                                          for v in values):
+            raise ValueError("not a place for each seat")
+        return tuple(values)  # type: ignore[arg-type]
+
+    if any(type(p) is not list or len(p) != 2 or type(p[0]) is not bytes or type(p[1]) is not str for p in players):
+        raise ValueError("not a seat's key and name")
+    if type(hand_ranks) is not list or type(offenders) is not list or len(offenders) != len(hand_ranks):
+        raise ValueError("not a place and the offenders for each hand")
+    if any(type(o) is not list or any(type(v) is not int or v not in seats for v in o) for o in offenders):
+        raise ValueError("an offender who is not at the table")
+    if not (left is None or (type(left) is int and left in seats)) or type(rated) is not bool:
+        raise ValueError("not the seat that left, or whether rated")
+    return MatchRecord(game=game, players=tuple(Seated(key, name) for key, name in players), ranks=places(ranks),
+                       hand_ranks=tuple(places(h) for h in hand_ranks),
+                       offenders=tuple(frozenset(o) for o in offenders), left=left, rated=rated)
+
+
 def ranking(points: Sequence[int], left: int | None) -> tuple[int, ...]:
     """Each seat's place (0 the best) by ``points``, more is better, equal points sharing a
     place; the seat that ``left``, if any, last and alone whatever its points."""

@@ -4,11 +4,13 @@ TRANSCRIPTS matches (default 200) of Box Whist, HANDS hands each (default 3), ar
 between random bots through real sessions in this process, at tables of two or three drawn
 from a pool of six players who keep their keys from table to table, and written to a folder
 (a temporary one, or --folder, whose transcripts are reused if it holds enough). Then
-`p2pwhist stats --json FOLDER` runs as a user runs it, in a child process with an empty home,
-RUNS times; the figure is the median wall time. Its counts are checked against the games as
-played: every match counted, each player's matches and hands. The child's peak memory is
-printed too. The last line is one JSON object: {"transcripts": 200, "stats_s": …,
-"per_transcript_ms": …, "peak_rss_mb": …}.
+`p2pwhist stats --json FOLDER` runs as a user runs it, in a child process, RUNS times cold (its
+home without the stats cache: every transcript verified) and each time at once again warm (the
+cache the cold run left); the figures are the median wall times, and their ratio in the same
+run. Its counts are checked against the games as played: every match counted, each player's
+matches and hands; a warm run must report exactly what the cold one did. The child's peak
+memory is printed too. The last line is one JSON object: {"transcripts": 200, "stats_s": …,
+"per_transcript_ms": …, "warm_s": …, "cold_over_warm": …, "peak_rss_mb": …}.
 """
 
 from __future__ import annotations
@@ -78,20 +80,27 @@ def check(report: dict, count: int, hands: int) -> None:
     assert len(report["players"]) == len(matches)
 
 
-def time_stats(folder: Path, home: Path, runs: int) -> tuple[list[float], float, dict]:
-    """Seconds for each run of `p2pwhist stats --json folder`, the largest peak memory (MB) of
-    the children, and the report."""
+def time_stats(folder: Path, home: Path, runs: int) -> tuple[list[float], list[float], float, dict]:
+    """Seconds for each cold and each warm run of `p2pwhist stats --json folder`, the largest
+    peak memory (MB) of the children, and the report (the same from every run)."""
     environment = {**os.environ, "P2PWHIST_HOME": str(home),
                    "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[1]),
                                                                os.environ.get("PYTHONPATH")]))}
-    times = []
+    cold: list[float] = []
+    warm: list[float] = []
+    reports = []
     for _ in range(runs):
-        start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "p2pwhist", "stats", "--json", str(folder)],
-                              env=environment, capture_output=True, text=True, check=True)
-        times.append(time.perf_counter() - start)
+        (home / "stats-cache").unlink(missing_ok=True)
+        for times in (cold, warm):
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "p2pwhist", "stats", "--json", str(folder)],
+                                  env=environment, capture_output=True, text=True, check=True)
+            times.append(time.perf_counter() - start)
+            reports.append(json.loads(done.stdout))
+    if any(report != reports[0] for report in reports):
+        raise SystemExit("a run from the stats cache reported otherwise than one that verified every file")
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # Linux: kilobytes
-    return times, peak_mb, json.loads(done.stdout)
+    return cold, warm, peak_mb, reports[0]
 
 
 def main() -> None:
@@ -109,18 +118,20 @@ def main() -> None:
         print(f"{args.transcripts} transcripts in {folder} ({time.perf_counter() - start:.1f} s to make or find)")
         home = Path(temporary) / "home"
         home.mkdir()
-        times, peak_mb, report = time_stats(folder, home, args.runs)
+        times, warm, peak_mb, report = time_stats(folder, home, args.runs)
         check(report, args.transcripts, args.hands)
-        median = statistics.median(times)
-        print(f"stats over {args.transcripts} transcripts: median {median:.2f} s of {args.runs} runs "
-              f"({', '.join(f'{t:.2f}' for t in times)}), {1000 * median / args.transcripts:.1f} ms a transcript, "
-              f"peak memory {peak_mb:.0f} MB; counts checked against the games as played")
+        median, warm_median = statistics.median(times), statistics.median(warm)
+        print(f"stats over {args.transcripts} transcripts: median {median:.2f} s of {args.runs} cold runs "
+              f"({', '.join(f'{t:.2f}' for t in times)}), {1000 * median / args.transcripts:.1f} ms a transcript; "
+              f"warm {warm_median:.2f} s ({', '.join(f'{t:.2f}' for t in warm)}), {median / warm_median:.1f} times "
+              f"as fast, the same report; peak memory {peak_mb:.0f} MB; counts checked against the games as played")
         for player in report["players"]:
             rating = player["rating"]
             print(f"  {player['name']}: {player['matches']['played']} matches, won {player['matches']['won']}, "
                   f"rating {rating['mu']:.1f} ± {rating['sigma']:.1f}")
         print(json.dumps({"transcripts": args.transcripts, "hands": args.hands, "stats_s": round(median, 3),
                           "per_transcript_ms": round(1000 * median / args.transcripts, 2),
+                          "warm_s": round(warm_median, 3), "cold_over_warm": round(median / warm_median, 1),
                           "peak_rss_mb": round(peak_mb, 1)}))
 
 

@@ -18,6 +18,8 @@ So, from alice's side against bob: matches lost (01), drawn (03), won (04), won 
 (06), won (07), won (08): 4-2-1; hands lost 2 (01), won+lost (03), won+drawn (04), won (05),
 lost (06), won 2 (07), won (08): 6-4-1; he left twice (05, 08), she once (06); his breach
 once (07). Against carol (05): the match and its hand won.
+
+Last, the stats cache (``p2pwhist.stats_cache``), on the same games.
 """
 
 from __future__ import annotations
@@ -27,14 +29,19 @@ import shutil
 
 import pytest
 from cryptography.hazmat.primitives import serialization
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 from stats_fixture import KEYS, fixture
+from test_hostile_input import values
 
 from p2pwhist import cli, stats
 from p2pwhist.identity import fingerprint
 from p2pwhist.signed import public_bytes
+from p2pwhist.stats_cache import VerifiedCache
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import verify
+from p2pwhist.wire import frame, pack, unpack
 
 ALICE_KEY, BOB_KEY, CAROL_KEY = (public_bytes(key.public_key()) for key in KEYS)
 FP = {name: fingerprint(key) for name, key in zip(("alice", "bob", "carol"), (ALICE_KEY, BOB_KEY, CAROL_KEY))}
@@ -211,3 +218,88 @@ def test_an_unreadable_identity_is_one_line_and_exit_2(home, capsys):
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.startswith("p2pwhist: cannot read the identity key")
     assert len(captured.err.splitlines()) == 1
+
+
+# -- the stats cache (p2pwhist.stats_cache): a second run takes each result from it and reports
+# exactly what verifying every file does; a file changed since is verified again; a cache that
+# does not read back whole, or of another version, is as none; its decoders refuse garbage
+# with ValueError alone (fuzzed).
+
+@pytest.fixture
+def verified(monkeypatch) -> list[str]:
+    """The files ``p2pwhist stats`` verifies, by name, as it verifies them."""
+    names: list[str] = []
+    match = cli._match
+
+    def counting(path):
+        names.append(path.name)
+        return match(path)
+
+    monkeypatch.setattr(cli, "_match", counting)
+    return names
+
+
+def distinct(folder) -> int:
+    """The files of ``folder`` that differ in their bytes (the fixture holds a copy)."""
+    return len({path.read_bytes() for path in folder.glob("*.p2pw")})
+
+
+def test_a_second_run_takes_every_result_from_the_cache_and_reports_the_same(games, home, capsys, verified):
+    first = stats_json(capsys, str(games))
+    assert len(verified) == distinct(games) and (home / "stats-cache").exists()
+    assert stats_json(capsys, str(games)) == first
+    assert len(verified) == distinct(games)  # none verified again
+
+
+def test_a_file_changed_since_is_verified_again_and_counted_as_it_now_is(games, home, capsys, verified, tmp_path):
+    folder = tmp_path / "games"
+    shutil.copytree(games, folder)
+    stats_json(capsys, str(folder))
+    changed = sorted(folder.glob("*.p2pw"))[0]
+    changed.write_bytes((games / "09-forged.p2pw").read_bytes() + b"\0")  # the same name, bytes never met
+    verified.clear()
+    cached = stats_json(capsys, str(folder))
+    assert verified == [changed.name]
+    assert [s["reason"] for s in cached["not_counted"] if s["file"].endswith(changed.name)] == ["invalid"]
+    (home / "stats-cache").unlink()
+    assert cached == stats_json(capsys, str(folder))  # as if every file were verified afresh
+
+
+@pytest.mark.parametrize("damage", ["another version", "a torn frame", "a bad record", "garbage"])
+def test_a_cache_that_does_not_read_back_whole_is_as_none(games, home, capsys, verified, damage):
+    stats_json(capsys, str(games))
+    path = home / "stats-cache"
+    good = path.read_bytes()
+    header = 4 + int.from_bytes(good[:4], "big")  # the version's frame
+    path.write_bytes({"another version": frame(pack(["0.0.0"])) + good[header:],
+                      "a torn frame": good[:-3],
+                      "a bad record": good + frame(pack([b"d" * 32, ["match", b"g", [], [], [], [], None, True]])),
+                      "garbage": b"\xff" * 100}[damage])
+    verified.clear()
+    stats_json(capsys, str(games))
+    assert len(verified) == distinct(games)
+
+
+def test_each_result_of_the_fixture_reads_back_as_it_was(games):
+    for path in sorted(games.glob("*.p2pw")):
+        result = cli._match(path)
+        assert stats.record_from_wire(unpack(pack(stats.record_to_wire(result)))) == result
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=values)
+def test_a_record_decoder_refuses_garbage_with_value_error_alone(value):
+    try:
+        stats.record_from_wire(value)
+    except ValueError:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.one_of(st.binary(max_size=300), st.lists(values, max_size=4).map(
+    lambda items: b"".join(frame(pack(item)) for item in [[cli.p2pwhist.__version__], *items]))))
+def test_any_cache_file_loads_as_some_or_no_results_never_an_error(tmp_path_factory, data):
+    path = tmp_path_factory.mktemp("cache") / "stats-cache"
+    path.write_bytes(data)
+    cache = VerifiedCache.load(path)
+    assert all(isinstance(r, stats.MatchRecord | stats.NotCounted) for r in cache._old.values())
