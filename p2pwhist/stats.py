@@ -102,6 +102,9 @@ class MatchRecord:
         )
 
 
+DIGEST = 32  # bytes of a game's digest (its START's) and of a seat's key
+
+
 def record_to_wire(item: MatchRecord | NotCounted) -> list[Any]:
     """``item`` as msgpack-ready values (``record_from_wire`` reads them back)."""
     if isinstance(item, NotCounted):
@@ -125,7 +128,7 @@ def record_from_wire(value: object) -> MatchRecord | NotCounted:
     if value[0] != "match" or len(value) != 8:
         raise ValueError("not a record")
     _, game, players, ranks, hand_ranks, offenders, left, rated = value
-    if type(game) is not bytes or type(players) is not list or not 2 <= len(players) <= 6:
+    if type(game) is not bytes or len(game) != DIGEST or type(players) is not list or not 2 <= len(players) <= 6:
         raise ValueError("not a match's game and players")
     seats = range(len(players))
 
@@ -135,7 +138,8 @@ def record_from_wire(value: object) -> MatchRecord | NotCounted:
             raise ValueError("not a place for each seat")
         return tuple(values)  # type: ignore[arg-type]
 
-    if any(type(p) is not list or len(p) != 2 or type(p[0]) is not bytes or type(p[1]) is not str for p in players):
+    if any(type(p) is not list or len(p) != 2 or type(p[0]) is not bytes or len(p[0]) != DIGEST
+           or type(p[1]) is not str for p in players):
         raise ValueError("not a seat's key and name")
     if type(hand_ranks) is not list or type(offenders) is not list or len(offenders) != len(hand_ranks):
         raise ValueError("not a place and the offenders for each hand")

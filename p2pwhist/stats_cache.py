@@ -26,7 +26,7 @@ from p2pwhist.wire import MAX_FRAME, FrameBuffer, WireError, frame, pack, unpack
 __all__ = ["VerifiedCache"]
 
 MAX_BYTES = 64 * 1024 * 1024  # about 200,000 transcripts' results: a larger file is not read
-DIGEST = 32  # bytes of a SHA-256
+DIGEST_SIZE = hashlib.sha256().digest_size
 
 
 class VerifiedCache:
@@ -94,7 +94,7 @@ def _entries(data: bytes) -> dict[bytes, stats.MatchRecord | stats.NotCounted]:
     entries = {}
     while (payload := buffer.next_frame()) is not None:
         value = unpack(payload)
-        if type(value) is not list or len(value) != 2 or type(value[0]) is not bytes or len(value[0]) != DIGEST:
+        if type(value) is not list or len(value) != 2 or type(value[0]) is not bytes or len(value[0]) != DIGEST_SIZE:
             raise ValueError("not a transcript's digest and result")
         entries[value[0]] = stats.record_from_wire(value[1])
     if buffer.pending:
