@@ -644,6 +644,8 @@ def _transcripts(paths: Sequence[Path]) -> Iterator[Path]:
 def _match(path: Path) -> stats.MatchRecord | stats.NotCounted:
     """The match a file proves, verified; its verdict, which holds its whole log, is dropped
     at once."""
+    if path.exists() and not path.is_file():  # a FIFO named like a transcript would block the reading
+        return stats.NotCounted(stats.Reason.UNREADABLE, f"{path} is not a regular file")
     try:
         return stats.MatchRecord.from_verdict(verify(read_transcript(path)))
     except TranscriptError as error:

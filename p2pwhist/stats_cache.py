@@ -76,7 +76,10 @@ class VerifiedCache:
 
 
 def _digest(path: Path) -> bytes | None:
-    """The SHA-256 of the file's bytes, or None if it cannot be read."""
+    """The SHA-256 of the file's bytes, or None if it cannot be read or is no regular file (a
+    FIFO would block the reading)."""
+    if not path.is_file():
+        return None
     try:
         with path.open("rb") as file:
             return hashlib.file_digest(file, "sha256").digest()

@@ -25,6 +25,7 @@ Last, the stats cache (``p2pwhist.stats_cache``), on the same games.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -185,6 +186,15 @@ def test_an_empty_folder_and_no_saved_games(home, capsys, tmp_path):
     assert cli.main(["stats"]) == 0
     assert capsys.readouterr().out == "Counted 0 matches (0 not rated: a forfeit only its winner signed); " \
         "0 files not counted.\n"
+
+
+def test_a_fifo_named_like_a_transcript_is_listed_not_read(home, capsys, tmp_path):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.p2pw")  # opened for reading, it would wait for a writer for ever
+    report = stats_json(capsys, str(folder))
+    assert [(s["reason"], s["detail"].endswith("is not a regular file")) for s in report["not_counted"]] == [
+        ("not a transcript", True)]
 
 
 def test_a_folder_of_garbage(home, capsys, tmp_path):
