@@ -429,8 +429,8 @@ class _Spectating:
             print(made, flush=True)
         else:
             view = event.hand.view(None)
-            if words.finished(view) < len(words.finished_lines(view, 0, self.names, self.style)):
-                return  # a card its line names is still to be revealed
+            if words.finished_lines(view, words.finished(view), self.names, self.style):
+                return  # a trick not yet told: a card its line names is still to be revealed
             print(words.move(event.hand, event.seat, event.move, self.names, self.style), flush=True)
         self.moved = None
 

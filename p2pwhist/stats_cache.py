@@ -37,7 +37,6 @@ class VerifiedCache:
         self.path = path
         self._old = entries
         self._new: dict[bytes, stats.MatchRecord | stats.NotCounted] = {}
-        self.hits = 0
 
     @staticmethod
     def load(path: Path | None = None) -> VerifiedCache:
@@ -56,7 +55,6 @@ class VerifiedCache:
         """``verified(path)``, or what it gave before for a file of the same bytes."""
         before = _digest(path)
         if before is not None and (known := self._old.get(before) or self._new.get(before)) is not None:
-            self.hits += 1
             self._new[before] = known
             return known
         result = verified(path)

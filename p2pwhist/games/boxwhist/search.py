@@ -208,8 +208,8 @@ heuristic, +0.064 (-0.002 to +0.129), but only 51 of 101 decided hands head to h
 pairs: no better than itself with a quarter of the search. The tree with the heuristic's playouts for
 every seat, each reading its own view of the deal (a fifth of the iterations, as they cost),
 took 0.531 of 177, -0.090 (-0.170 to -0.011), 0.21 s a move, and 0.407 of 177 (0.337-0.480)
-head to head, pairs won/lost 10/30: its 200 iterations try the root's moves too thinly. Neither
-kept.
+head to head, pairs won/lost 10/30 (likely as its 200 iterations try the root's moves thinly,
+where PIMC tries every move on every deal). Neither kept.
 
 At 4 players, 100 deals (seed 804, no clock, the same deals for each; differences deal by deal
 with ``scripts/paired.py``) against the shipped bot's 0.381 of 312 points (0.340-0.422):
