@@ -48,7 +48,7 @@ from p2pwhist.reach.lan import HEAR_SECONDS, Heard, NoTable, hear_tables
 from p2pwhist.session_events import Awaiting, HandOver, MatchOver, Moved, Seated, SessionEvent, Settled, TableChanged
 from p2pwhist.table import Heard as TableHeard
 from p2pwhist.table import chat_line
-from p2pwhist.text import YOU, check_line, match_line, match_summary
+from p2pwhist.text import YOU, check_line, hand_line, match_line, match_summary
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui import TerminalPlayer, Watcher
 from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
@@ -120,6 +120,7 @@ class _Display:
         self.words: GameText | None = None
         self.seat = 0
         self.names: list[str] = []  # every seat's name, as its player chose it
+        self.told_hands = 0  # the hands whose results were printed as lines as they ended (a bot's)
         # Table talk, for a person who has not said --no-chat: what they say, on its way to the
         # table; a bot says nothing, and is shown nothing.
         self.talk = trio.open_memory_channel[str](SAID_AHEAD) if chat and bot is None else None
@@ -175,7 +176,8 @@ class _Display:
                 self.ui.hand_over(event.hand, event.result)
             else:
                 assert self.words is not None
-                print(f"Hand {event.number}: {self.words.result_line(event.result, self.names)}", flush=True)
+                print(hand_line(event.number, event.result, self.names, self.words.result_line) + ".", flush=True)
+                self.told_hands = event.number
         elif isinstance(event, Settled):  # the stop question follows
             print(f"{event.line(self.names)}.", flush=True)
 
@@ -202,19 +204,25 @@ class _Display:
         return _trio_run(self.full.run, main, *args) if self.full is not None else _trio_run(main, *args)
 
     def finish(self, record: GameRecord) -> None:
-        """The match's end, after the table (line or full-screen) is gone: hand by hand, who
-        left and why, the result, and how to check the transcript."""
-        names = [p.name for p in record.table.players]
-        outcome = record.outcome
-        assert outcome is not None
-        left = outcome.forfeited
-        for line in match_summary(names, outcome.hands, game_entry(record.table.game).text.result_line):
-            print(line)
-        reason = outcome.reason(names)  # who left, or declined, or that everyone agreed to stop
-        if reason is not None:
-            print(f"{reason}.")
-        print(f"Match over. {match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
-        print(check_line(record.transcript), flush=True)
+        """The match's end, after the table (line or full-screen) is gone (``_finish``)."""
+        _finish(record, self.told_hands)
+
+
+def _finish(record: GameRecord, told_hands: int = 0) -> None:
+    """The match's end, after the table (line or full-screen) is gone: hand by hand (but the
+    first ``told_hands``, already printed as lines as they ended), who left and why, the
+    result, and how to check the transcript."""
+    names = [p.name for p in record.table.players]
+    outcome = record.outcome
+    assert outcome is not None
+    left = outcome.forfeited
+    for line in match_summary(names, outcome.hands, game_entry(record.table.game).text.result_line)[told_hands:]:
+        print(line)
+    reason = outcome.reason(names)  # who left, or declined, or that everyone agreed to stop
+    if reason is not None:
+        print(f"{reason}.")
+    print(f"Match over. {match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
+    print(check_line(record.transcript), flush=True)
 
 
 def _trio_run(main, *args):
@@ -387,6 +395,7 @@ class _Spectating:
         self.style = style_for(sys.stdout)
         self.tables_shown = 0  # the hands whose table was shown
         self.moved: tuple[Moved, str] | None = None  # a move not yet said, and its lines as it was made
+        self.told_hands = 0  # the hands whose results were said
 
     def on_event(self, event: SessionEvent) -> None:
         if isinstance(event, Seated):
@@ -411,7 +420,9 @@ class _Spectating:
         elif isinstance(event, HandOver):
             self._say_move(waited=True)
             points = ", ".join(f"{name} {p}" for name, p in zip(self.names, event.points, strict=True))
-            print(f"Hand {event.number}: {words.result_line(event.result, self.names)}. Points: {points}", flush=True)
+            print(f"{hand_line(event.number, event.result, self.names, words.result_line)}. Points: {points}",
+                  flush=True)
+            self.told_hands = event.number
         elif isinstance(event, Settled):
             print(f"{event.line(self.names)}.", flush=True)
         elif isinstance(event, MatchOver):
@@ -465,7 +476,7 @@ def watch_command(args: argparse.Namespace) -> int:
             print(f"You stopped watching. The log so far, each message checked, is in {options.transcript}")
             print(check_line(options.transcript), flush=True)
             return 0
-    _Display(None).finish(record)
+    _finish(record, lines.told_hands)  # none told on the full screen, which is gone
     return 0
 
 

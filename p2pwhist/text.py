@@ -225,22 +225,25 @@ class Lost(Protocol):
 HandOutcome = TypeVar("HandOutcome", bound=Lost)
 
 
+def hand_line(number: int, result: HandOutcome, names: Sequence[str],
+              result_line: Callable[[HandOutcome, Sequence[str]], str]) -> str:
+    """One hand's result in its game's words (``result_line``: who won, and the scores that say
+    by how much), then any seat that lost it by a proven breach, or by leaving the match, which
+    is no breach (session.md §7.3); without a full stop, for the caller to go on."""
+    line = f"Hand {number}: {result_line(result, names)}"
+    caught = [mentioned(names[seat]) for seat in sorted(result.offenders)]
+    gone = [mentioned(names[seat]) for seat in sorted(result.left - result.offenders)]
+    if caught:
+        line += f"; {listed(caught)} lost it by a proven breach of the rules"
+    if gone:
+        line += f"; {listed(gone)} left the match and lost it (a forfeit, not a breach)"
+    return line
+
+
 def match_summary(names: Sequence[str], results: Sequence[HandOutcome],
                   result_line: Callable[[HandOutcome, Sequence[str]], str]) -> list[str]:
-    """The match hand by hand, for its end: each hand's result in its game's words
-    (``result_line``: who won, and the scores that say by how much), then any seat that lost it
-    by a proven breach, or by leaving the match, which is no breach (session.md §7.3)."""
-    lines = []
-    for number, result in enumerate(results, start=1):
-        line = f"Hand {number}: {result_line(result, names)}"
-        caught = [mentioned(names[seat]) for seat in sorted(result.offenders)]
-        gone = [mentioned(names[seat]) for seat in sorted(result.left - result.offenders)]
-        if caught:
-            line += f"; {listed(caught)} lost it by a proven breach of the rules"
-        if gone:
-            line += f"; {listed(gone)} left the match and lost it (a forfeit, not a breach)"
-        lines.append(line + ".")
-    return lines
+    """The match hand by hand, for its end: each hand's ``hand_line``."""
+    return [hand_line(number, result, names, result_line) + "." for number, result in enumerate(results, start=1)]
 
 
 def check_line(transcript: Path) -> str:

@@ -14,11 +14,12 @@ from test_every_game import CONFIGS, dealt
 from test_forfeit_words import revoked_match
 from verdicts import ALICE, AWAY, declared_absent
 
-from p2pwhist.cli_play import _Display
+from p2pwhist.cli_play import _Display, _finish, _Spectating
 from p2pwhist.games.match import Match, MatchLength
 from p2pwhist.games.registry import game_entry
 from p2pwhist.net import GameRecord
 from p2pwhist.session import Session
+from p2pwhist.session_events import HandOver, MatchOver, Seated
 from p2pwhist.text import check_line, match_summary, seat_names
 from p2pwhist.ui.terminal import TerminalPlayer
 
@@ -27,6 +28,43 @@ def finished(session: Session, path: Path, capsys) -> list[str]:
     """What a networked match's end prints for ``session``'s seat."""
     _Display(bot="random").finish(GameRecord(session.outcome, path, session.table))
     return capsys.readouterr().out.splitlines()
+
+
+def hand_lines(out: list[str]) -> dict[int, list[str]]:
+    """The lines that give a hand's result, by hand."""
+    said: dict[int, list[str]] = {}
+    for line in out:
+        if line.startswith("Hand ") and ":" in line:
+            said.setdefault(int(line[5:line.index(":")]), []).append(line)
+    return said
+
+
+@pytest.mark.parametrize("spectator", [False, True], ids=["bot", "spectator"])
+@pytest.mark.parametrize("ending", ["forfeit", "breach"])
+def test_lines_that_told_each_hand_as_it_ended_do_not_tell_it_again_at_the_end(
+        spectator, ending, tmp_path, capsys, monkeypatch):
+    """A bot's lines (``join --bot``) and a spectator's (``watch --plain``) say each hand's
+    result as it ends, with any breach or forfeit: the match's end adds who left and the
+    result, not the hands once more."""
+    alice = declared_absent(2)[ALICE] if ending == "forfeit" else revoked_match(monkeypatch)[ALICE]
+    record = GameRecord(alice.outcome, tmp_path / "g.p2pw", alice.table)
+    lines = _Spectating() if spectator else _Display(bot="random")
+    # The events are taken after the match, when each one's hand is the hand as it ended, so
+    # the moves are left out (a move's words read its hand as it was): the hands' ends remain.
+    for event in alice.take_events():
+        if isinstance(event, Seated | HandOver | MatchOver):
+            lines.on_event(event)
+    if spectator:
+        _finish(record, lines.told_hands)
+    else:
+        lines.finish(record)
+    out = capsys.readouterr().out.splitlines()
+    said = hand_lines(out)
+    assert sorted(said) == list(range(1, len(alice.outcome.hands) + 1))
+    assert all(len(told) == 1 for told in said.values()), said
+    notes = [line for (line,) in said.values() if "left the match and lost it" in line or "proven breach" in line]
+    assert len(notes) == 1 and ("bob left" if ending == "forfeit" else "bob lost it by a proven breach") in notes[0]
+    assert out[-1] == check_line(tmp_path / "g.p2pw") and out[-2].startswith("Match over. Final points:")
 
 
 def test_a_forfeit_by_absence_ends_with_each_hand_the_leaver_and_the_file_to_verify(tmp_path, capsys):
