@@ -140,6 +140,20 @@ async def test_q_stops_watching_at_once_even_over_a_popup_and_run_gives_back_not
         assert await full.run(watch) is None
 
 
+async def test_a_long_line_from_the_edge_is_shown_whole_wrapped_not_cut():
+    """The spectator's first line names the seats and the transcript's path, longer than the
+    screen is wide: it wraps on the message line above the keys."""
+    full = _spectator("boxwhist", 2)
+    path = "/home/somebody/.local/share/p2pwhist/games/20261203-221557-b4c9d981.p2pw"
+    line = f"Watching alice, bob at 192.0.2.7:47311. Transcript: {path}"
+    assert len(line) > SIZE[0]
+    full._running = True  # as once the screen is open, where a report is drawn, not printed
+    full.report(line)
+    rows = [row.rstrip() for row in _screen(full, SIZE).split("\n")]
+    assert rows[-3:-1] == ["Watching alice, bob at 192.0.2.7:47311. Transcript:", path]
+    assert rows[-1].startswith("l last trick")  # the keys still on the last row
+
+
 def test_a_seats_q_is_a_letter_of_a_move_not_leaving():
     full = FullScreenPlayer(color=False)
     full.sit(GAMES["boxwhist"].text, 0, ["You", "bob"])
