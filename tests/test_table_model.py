@@ -17,6 +17,8 @@ import pytest
 import trio
 import trio.testing
 import urwid
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2pwhist import text
 from p2pwhist.cli import build_parser
@@ -27,7 +29,7 @@ from p2pwhist.games.registry import GAMES
 from p2pwhist.local import LocalMatch
 from p2pwhist.table import Notice, Presence
 from p2pwhist.text import Style
-from p2pwhist.ui.fullscreen import MIN_COLS, MIN_ROWS, FullScreenPlayer
+from p2pwhist.ui.fullscreen import MIN_COLS, MIN_ROWS, FullScreenPlayer, _Hanging
 from p2pwhist.ui.model import Closing, Popup, TableModel
 
 SIZE = (100, 30)
@@ -398,3 +400,15 @@ def test_a_seat_whose_wait_is_over_is_said_to_forfeit_when_its_move_is_due():
     model.news(Notice(1, Presence.GONE, 0, 10), now=100.0)
     assert "(0:05 left)" in model.connection_line(105.0)
     assert model.connection_line(111.0) == "bob did not return in time, and forfeits once a move of theirs is due."
+
+
+@given(st.text(st.sampled_from("ab ♠10:漢\n"), max_size=200), st.integers(2, 100))  # (a wide character needs 2)
+@settings(max_examples=300, deadline=None)
+def test_the_tables_hanging_layout_shows_every_character_within_the_width(table, cols):
+    """Whatever a table's text (wide characters, runs of spaces, empty lines), laid out with its
+    wrapped rows indented: every row within the width, and every character but the spaces
+    shown, in order."""
+    rendered = urwid.Text(table, layout=_Hanging(text.LABEL)).render((cols,))
+    rows = [row.decode() for row in rendered.text]
+    assert all(urwid.str_util.calc_width(row, 0, len(row)) == cols for row in rows)
+    assert "".join(rows).replace(" ", "") == table.replace(" ", "").replace("\n", "")

@@ -13,10 +13,11 @@ import pytest
 import trio
 from test_table_model import PLAIN, _local, _press, _screen
 
+from p2pwhist import text
 from p2pwhist.games.bots import RandomBot
 from p2pwhist.games.registry import GAMES
 from p2pwhist.local import LocalMatch
-from p2pwhist.ui.fullscreen import FullScreenPlayer
+from p2pwhist.ui.fullscreen import MIN_COLS, FullScreenPlayer
 
 SIZE = (80, 25)  # the size a person is told to make the terminal, and a little wider
 NAMES = ("alice", "bob", "carol", "dave", "erin", "frank")
@@ -138,6 +139,29 @@ async def test_q_stops_watching_at_once_even_over_a_popup_and_run_gives_back_not
     async with trio.open_nursery() as nursery:
         nursery.start_soon(person)
         assert await full.run(watch) is None
+
+
+async def test_a_table_row_too_long_for_the_narrowest_screen_wraps_under_its_value():
+    """At the narrowest screen allowed, every row of the table starts with its label (or is
+    the hand's heading), or continues a row above under its value, indented as the values are."""
+    label_row = re.compile(r"^ (-- |\S[^:]*: )")
+    continued = re.compile(r"^ {%d}\S" % (1 + text.LABEL))  # the screen's margin, then the labels' width
+    wrapped = 0
+    for name, entry in GAMES.items():
+        for players in entry.players:
+            full = _spectator(name, players)
+            local, rng = _local(name, players, seed=24, hands=1)
+            bot = RandomBot(rng)
+            while (turn := local.next_turn()) is not None:
+                full.follow(local.match)
+                while full.model.popups:
+                    _press(full, "esc")
+                rows = _screen(full, (MIN_COLS, SIZE[1])).split("\n")
+                for row in rows[1:[row.startswith(" \u2500") for row in rows].index(True)]:
+                    assert label_row.match(row) or continued.match(row), "\n".join(rows)
+                    wrapped += bool(continued.match(row))
+                local.play(bot.choose(turn.view()))
+    assert wrapped  # (Box's "To follow" row is too long for 60 columns)
 
 
 async def test_a_long_line_from_the_edge_is_shown_whole_wrapped_not_cut():

@@ -140,6 +140,38 @@ def _lines_markup(block: str) -> list[Any]:
     return markup
 
 
+class _Hanging(urwid.StandardTextLayout):
+    """Each line of a table laid out with the rows it wraps onto indented by ``indent``
+    columns, under its value, not under its label (``text.row``)."""
+
+    def __init__(self, indent: int) -> None:
+        super().__init__()
+        self.indent = indent
+
+    def layout(self, text: str | bytes, width: int, align: Any, wrap: Any) -> list[list[tuple[Any, ...]]]:
+        if width <= 2 * self.indent or not isinstance(text, str):  # too narrow to indent
+            return super().layout(text, width, align, wrap)
+        rows: list[list[tuple[Any, ...]]] = []
+        start = 0  # of the line in ``text``: a line's layout counts from its own start
+        for line in text.split("\n"):
+            first, *wrapped = super().layout(line, width, align, wrap)
+            rows.append(_shifted(first, start))
+            if wrapped:
+                rest = wrapped[0][0][1]  # where the second row starts, past the space it broke at
+                rest += len(line[rest:]) - len(line[rest:].lstrip(" "))  # and any more (a gap between suits)
+                for row in super().layout(line[rest:], width - self.indent, align, wrap):
+                    rows.append([(self.indent, start + rest), *_shifted(row, start + rest)])
+            start += len(line) + 1
+        return rows
+
+
+def _shifted(row: list[tuple[Any, ...]], by: int) -> list[tuple[Any, ...]]:
+    """A row of a layout (segments: columns and the offsets into the text) moved ``by``
+    characters on: a text segment's start and end, a padding's or an insertion's offset."""
+    return [(segment[0], segment[1] + by, segment[2] + by) if len(segment) == 3 and isinstance(segment[2], int)
+            else (segment[0], segment[1] + by, *segment[2:]) for segment in row]
+
+
 class _Root(urwid.WidgetWrap):
     """Takes every key itself (no widget inside is selectable) and hands it to the table."""
 
@@ -237,7 +269,7 @@ class FullScreenPlayer:
         self._running = False
 
         self._title = urwid.Text("", wrap="clip")
-        self._table = urwid.Text("")
+        self._table = urwid.Text("", layout=_Hanging(text.LABEL))  # a long row wraps under its value
         self._hand = urwid.Text("")
         self._walker = urwid.SimpleFocusListWalker([])
         self._history_shown: list[str] = []
