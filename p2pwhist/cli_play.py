@@ -467,6 +467,7 @@ def watch_command(args: argparse.Namespace) -> int:
     options = PeerOptions(name="spectator", key=Ed25519PrivateKey.generate(), agent=Agent(_no_moves, threaded=False),
                           transcript=args.transcript, hear=hear,
                           on_event=full.on_event if full is not None else lines.on_event,
+                          news=full.news if full is not None else None,
                           report=full.report if full is not None else partial(print, flush=True))
     if full is None:
         record = _trio_run(watch, options, address, port, args.expect)

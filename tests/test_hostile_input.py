@@ -137,7 +137,7 @@ HONEST = [
 ]
 READERS = {read_from_joiner: (Hello, Ready, Rejoin, Vouch, Done, Watch, Logged),
            read_from_host: (Welcome, Refuse, Lobby, Resumed, Notice, Done, Logged),
-           read_for_spectator: (Refuse, Done, Logged)}
+           read_for_spectator: (Refuse, Done, Notice, Logged)}
 # Values at and past the sizes a receiver takes (wire.md §1): a string over 1,024 bytes, an
 # array over 256 items, a map over 32 pairs, the widest integers, a byte string of 60 KB.
 HUGE = ["x" * 1025, [0] * 257, {str(i): 0 for i in range(33)}, 2**64 - 1, -(2**63), b"\0" * 60000, "n" * 1024,

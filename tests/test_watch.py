@@ -37,14 +37,18 @@ from p2pwhist.table import (
     Heard,
     Limits,
     Logged,
+    Presence,
     Refuse,
     Refused,
     TableError,
     Watch,
     read_for_spectator,
 )
+from p2pwhist.table._actions import Begun, ConnId, Opened, Received, Report, Spectate
 from p2pwhist.table._chat import Talk
+from p2pwhist.table._frames import Notice, encode
 from p2pwhist.table._gallery import Gallery
+from p2pwhist.table._spectator import SpectatorMachine
 from p2pwhist.text import Style
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import verify
@@ -341,3 +345,56 @@ def test_a_line_spectator_says_a_trick_once_its_stack_draws_are_revealed(capsys)
         lines.on_event(TableChanged(match, public))
     shown += capsys.readouterr().out
     assert "not yet revealed" not in shown and shown.count("draws") == 11
+
+
+@pytest.mark.parametrize("delay", [0, 30])
+async def test_a_spectator_hears_why_the_table_waits_unless_it_watches_with_a_delay(delay, tmp_path, autojump_clock):
+    """bob's move is due and he thinks: the table's news of it (NOTICE, every quarter of the
+    move limit) reaches the spectator as it reaches the seats, and is said in the spectator's
+    words; with a delay it would speak of a wait the spectator does not see yet, so none comes."""
+    news: list = []
+    said: list[str] = []
+    async with trio.open_nursery() as nursery:
+        hosted = Hosted(tmp_path, nursery, delay=delay)
+        watching = trio.Event()
+
+        async def spectator() -> None:
+            await net.watch(options("spectator", tmp=tmp_path, news=news.append, lines=said), "alice.lan", 7878,
+                            connect=hosted.network.connector("10.0.1.1"))
+            watching.set()
+
+        nursery.start_soon(spectator)
+        seat, key = await hosted.seat("bob")
+        session = Session(await vouch_until_start(seat), 1, key, lambda: secrets.token_bytes(32))
+        await play(seat, session)  # bob's first move is due
+        await trio.sleep(Limits.timeout / 2)  # he thinks for half the move limit
+        await play(seat, session, bot="random")
+        await hosted.end()
+        await watching.wait()
+    seated = [line for line in hosted.lines if line.startswith("Waiting for bob")]
+    assert seated  # the host's own person heard it, so the seats did
+    if delay:
+        assert news == []
+    else:
+        assert news and all(notice.seat == 1 and notice.presence is Presence.SLOW for notice in news)
+        assert len(news) == len(seated)
+    assert not any(line.startswith("Waiting for") for line in said)  # the screen shows it, not a line
+
+
+async def test_a_spectator_says_a_notice_of_a_seat_at_its_table_and_drops_any_other(tmp_path):
+    """Before START there is no seat to speak of, and a NOTICE naming a seat the table lacks
+    is the host's mistake: neither is said, neither ends the watching."""
+    played = await table(tmp_path / "match")
+    start = next(iter(read_transcript(played.records[0].transcript)))
+    machine = SpectatorMachine("alice.lan:7878", Limits())
+    conn = ConnId(1)
+    machine.begin(0.0)
+    machine.handle(Opened(conn), 0.0)
+    gone = Notice(1, Presence.GONE, 0, 60)
+    assert machine.handle(Received(conn, encode(gone)), 1.0) == []
+    assert isinstance(machine.handle(Received(conn, start.raw), 2.0)[0], Spectate)
+    machine.handle(Begun(Session.observe(start)), 2.0)
+    assert machine.handle(Received(conn, encode(Notice(5, Presence.GONE, 0, 60))), 3.0) == []
+    (said,) = machine.handle(Received(conn, encode(gone)), 4.0)
+    assert said == Report("bob lost connection; waiting for them to return (1:00 left).", gone)
+    assert not machine.finished

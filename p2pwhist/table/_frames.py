@@ -371,7 +371,7 @@ class Chat:
 
 FromJoiner: TypeAlias = Hello | Ready | Rejoin | Vouch | Done | Watch | Chat | Logged
 FromHost: TypeAlias = Welcome | Refuse | Lobby | Resumed | Notice | Done | Chat | Logged
-ToSpectator: TypeAlias = Refuse | Done | Chat | Logged
+ToSpectator: TypeAlias = Refuse | Done | Chat | Notice | Logged
 Framed: TypeAlias = Hello | Ready | Rejoin | Vouch | Done | Welcome | Refuse | Lobby | Resumed | Notice | Watch | Chat
 
 
@@ -427,4 +427,4 @@ def _pair(value: Any) -> tuple[int, int]:
 read_from_joiner: Callable[[bytes], FromJoiner] = _reader(Hello, Ready, Rejoin, Vouch, Done, Watch, Chat)
 read_from_host: Callable[[bytes], FromHost] = _reader(Welcome, Refuse, Lobby, Resumed, Notice, Done, Chat)
 # What a spectator may receive from the host it watches (``_spectator``).
-read_for_spectator: Callable[[bytes], ToSpectator] = _reader(Refuse, Done, Chat)
+read_for_spectator: Callable[[bytes], ToSpectator] = _reader(Refuse, Done, Chat, Notice)

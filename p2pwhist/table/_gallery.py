@@ -11,6 +11,8 @@ seats get, and DONE once the game is over. The rules it keeps:
   Anything a spectator sends after WATCH drops it: it has nothing to say.
 - With ``Limits.delay``, a message reaches spectators that long after the host appended it;
   once the game is over they get the rest at once (the delay protects a game in play).
+- The table's news of a seat's connection (NOTICE) reaches spectators as it reaches the seats,
+  unless they watch with a delay: it would speak of a wait they do not see yet.
 - Seats never learn of spectators: nothing of this reaches them or the log.
 """
 
@@ -21,7 +23,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from p2pwhist.table._actions import Action, Close, ConnId, Report, Send
-from p2pwhist.table._frames import PROTOCOL_VERSION, Done, Watch, encode
+from p2pwhist.table._frames import PROTOCOL_VERSION, Done, Notice, Watch, encode
 from p2pwhist.table._limits import Limits
 
 
@@ -74,6 +76,13 @@ class Gallery:
         """When the next message held back by the delay is released."""
         least = min((s.sent for s in self.watching.values()), default=len(self._appended))
         return self._appended[least] + self.delay if least < len(self._appended) else None
+
+    def news(self, notice: Notice) -> list[Action]:
+        """The table's news of a seat's connection, for every spectator (none with a delay)."""
+        if self.delay:
+            return []
+        payload = encode(notice)
+        return [Send(conn, payload) for conn in self.watching]
 
     def spoke(self, conn: ConnId) -> list[Action]:
         """A spectator sent a frame: it has nothing to say, so it goes."""

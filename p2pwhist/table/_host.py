@@ -159,7 +159,8 @@ class HostMachine(Playing):
             elif now >= self._next_notice:
                 self._next_notice += limits.notice_interval
                 presence = Presence.GONE if relay.conn_of[seat] is None else Presence.SLOW
-                out += relay.announce(Notice(seat, presence, round(now - peer.due_since), round(deadline - now)))
+                out += self._told(relay.announce(Notice(seat, presence, round(now - peer.due_since),
+                                                        round(deadline - now))))
         if self._ending is not None:
             out += self._end_tick(now)
         return self._settle(out, now)
@@ -271,7 +272,7 @@ class HostMachine(Playing):
             self._ending.asked.pop(seat, None)
         session = peer.session
         if peer.result is None and session.leaver is None and session.waiting_for is not None:
-            out += relay.announce_gone(seat, peer.limits.wait)
+            out += self._told(relay.announce_gone(seat, peer.limits.wait))
         return out
 
     def _rejoin(self, arrival: Arrival, rejoin: Rejoin, now: float) -> str | list[Action]:
@@ -292,7 +293,7 @@ class HostMachine(Playing):
                 return "the match is over, and you came back for its last messages often enough"
         self._returns[seat] = [*returns, now]
         out = relay.take_back(seat, arrival.conn, rejoin.have, peer.raws)
-        out += relay.announce_back(seat)
+        out += self._told(relay.announce_back(seat))
         if ending is not None and seat in ending.missing:
             out += self._ask_done(seat, now)
         return out
@@ -362,6 +363,11 @@ class HostMachine(Playing):
         assert self.talk is not None
         heard = self.talk.take(chat, now, via=seat)
         return [] if heard is None else [heard, *self._pass_chat(chat)]
+
+    def _told(self, news: list[Action]) -> list[Action]:
+        """The table's news of a seat's connection (``Relay.announce``), for the spectators too."""
+        notices = [action.notice for action in news if isinstance(action, Report) and action.notice is not None]
+        return news + [send for notice in notices for send in self.gallery.news(notice)]
 
     def _pass_chat(self, chat: Chat) -> list[Action]:
         """A line the host took or said, to every connection that reads the table's talk but

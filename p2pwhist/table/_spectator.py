@@ -11,6 +11,8 @@ The rules it keeps:
 - A message that fails is said at once in one line, naming it and its author ("message 57
   from bob: bad signature — the table's log cannot be trusted"), and the machine stops,
   keeping the transcript it has: a valid prefix, with nothing after the bad message.
+- The host's NOTICE (a seat's connection lost, back, or slow to move) is said, as a seat says
+  one about another: it is for people to read, and nothing depends on it.
 - The host's DONE ends it, once it says the log we hold is the whole of it. The host may
   refuse us (REFUSE); a silence of ``Limits.spectator_silence`` ends it too.
 - It sends nothing after WATCH: a spectator has no say in the game.
@@ -38,14 +40,26 @@ from p2pwhist.table._actions import (
     OpenFailed,
     Received,
     Record,
+    Report,
     Send,
     Show,
     Spectate,
 )
 from p2pwhist.table._chat import Talk
 from p2pwhist.table._errors import LocalTableError, Refused, RemoteTableError, TableError, UnattributedTableError
-from p2pwhist.table._frames import PROTOCOL_VERSION, Chat, Done, FrameError, Refuse, Watch, encode, read_for_spectator
+from p2pwhist.table._frames import (
+    PROTOCOL_VERSION,
+    Chat,
+    Done,
+    FrameError,
+    Notice,
+    Refuse,
+    Watch,
+    encode,
+    read_for_spectator,
+)
 from p2pwhist.table._limits import Limits
+from p2pwhist.table._words import notice_line
 from p2pwhist.wire import MAX_FRAME
 
 UNTRUSTED = "the table's log cannot be trusted"
@@ -125,6 +139,11 @@ class SpectatorMachine:
         if isinstance(frame, Chat):  # checked against the seat's key: the host cannot put words in its mouth
             heard = self.talk.take(frame, now) if self.talk is not None else None
             return [heard] if heard is not None else []
+        if isinstance(frame, Notice):  # of a seat the table has: before START there is none
+            players = self.session.table.players if self.session is not None else ()
+            if frame.seat >= len(players):
+                return []
+            return [Report(notice_line(frame, [p.name for p in players], None), frame)]
         if self.session is None:
             return self._start(frame.raw)
         return self._message(self.session, frame.raw)
