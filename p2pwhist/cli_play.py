@@ -150,11 +150,20 @@ class _Display:
         try:
             self.talk[0].send_nowait(text)
         except trio.WouldBlock:
-            line = "Not said: the table has not taken your last lines yet."
-            self.full.report(line) if self.full is not None else print(line, flush=True)
+            self.report("Not said: the table has not taken your last lines yet.")
+
+    def report(self, line: str) -> None:
+        """A line from the network edge: on the full-screen table's message line, or as a line
+        of its own, even while a question waits for the person (``TerminalPlayer.interject``)."""
+        if self.full is not None:
+            self.full.report(line)
+        elif self.ui is not None:
+            self.ui.interject(line)
+        else:
+            print(line, flush=True)
 
     def _print_heard(self, heard: TableHeard) -> None:
-        print(chat_line(heard), flush=True)
+        self.report(chat_line(heard))
 
     def on_event(self, event: SessionEvent) -> None:
         """Show one of the session's events (``Session.take_events``): on the full-screen table
@@ -288,7 +297,7 @@ def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
         timeout=getattr(args, "timeout", DEFAULT_TIMEOUT),
         known=known,
         ask=_asker(args.bot),
-        report=display.full.report if display.full is not None else partial(print, flush=True),
+        report=display.report,
         news=display.full.news if display.full is not None else None,
         on_event=display.on_event,
         wait=getattr(args, "wait", DEFAULT_WAIT),

@@ -198,6 +198,26 @@ def test_end_of_input_raises_input_closed() -> None:
     assert output.getvalue().endswith("Your play: ")
 
 
+def test_a_line_from_the_table_while_a_person_types_comes_on_its_own_line_then_the_question_again() -> None:
+    """The table's news (a seat is slow, lost, back) or talk may come while the person's
+    answer is awaited: it goes on a line of its own, not after "Your play: ", which is asked
+    again below it; once answered, such a line is printed as it comes."""
+    news = "Waiting for bob for 0:15; they forfeit in 0:45."
+
+    class Keyboard(io.StringIO):
+        def readline(self, size: int = -1) -> str:
+            player.interject(news)  # the edge's thread says it while the person types
+            return super().readline(size)
+
+    output = io.StringIO()
+    player = TerminalPlayer(0, WORDS, Keyboard("quit\n"), output, color=False)
+    with pytest.raises(InputClosed):
+        play_match(BoxWhist(2), MatchLength(hands=1), [player, RandomBot(random.Random(1))], random.Random(1))
+    assert output.getvalue().endswith(f"Your play: \n{news}\nYour play: ")
+    player.interject("bob is back.")  # answered (the terminal echoed the line end): as it comes
+    assert output.getvalue().endswith(f"\n{news}\nYour play: bob is back.\n")
+
+
 def test_quit_raises_input_closed() -> None:
     rng = random.Random(1)
     player = TerminalPlayer(0, WORDS, io.StringIO("help\nquit\nQS\n"), io.StringIO(), color=False)

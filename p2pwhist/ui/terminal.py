@@ -108,6 +108,7 @@ class _Screen:
         self._names = tuple(names) if names is not None else None
         self._me = me
         self.points: list[int] | None = None  # the match so far, once a hand has ended
+        self.asking: str | None = None  # the question shown, while its answer is awaited
 
     def names(self, players: int) -> tuple[str, ...]:
         if self._names is None:
@@ -119,6 +120,24 @@ class _Screen:
     def say(self, line: str, end: str = "\n") -> None:
         self.outfile.write(self.style.fit(line) + end)
         self.outfile.flush()
+
+    def ask(self, question: str, infile: TextIO) -> str:
+        """``question`` with no line end, then the line typed (empty at the end of input)."""
+        self.say(question, end="")
+        self.asking = question
+        try:
+            return infile.readline()
+        finally:
+            self.asking = None
+
+    def interject(self, line: str) -> None:
+        """A line from elsewhere (the table's news or talk), which may come while a question
+        waits: then on a line of its own, not after the question, which is asked again below it
+        (what the person had typed is kept by the terminal, and read with what they type next)."""
+        asking = self.asking
+        self.say(line if asking is None else "\n" + line)
+        if asking is not None:
+            self.say(asking, end="")
 
     def hand_over(self, hand: HandState, result: HandResult, hand_no: int) -> None:
         names = self.names(hand.players)
@@ -228,8 +247,7 @@ class TerminalPlayer:
     def _yes_or_no(self, question: str) -> bool:
         _discard_typed_ahead(self.infile)
         while True:
-            self.screen.say(question, end="")
-            line = self.infile.readline()
+            line = self.screen.ask(question, self.infile)
             if not line:
                 raise InputClosed("input closed (end of file): you left the game")
             answer = line.strip().lower()
@@ -240,6 +258,10 @@ class TerminalPlayer:
                 return True
             if answer in ("n", "no"):
                 return False
+
+    def interject(self, line: str) -> None:
+        """A line from elsewhere (``_Screen.interject``): never after a question on its line."""
+        self.screen.interject(line)
 
     def follow(self, view: View) -> None:
         """Show what happened since last shown, without asking for a move: a networked seat's
@@ -280,8 +302,7 @@ class TerminalPlayer:
         self._shown += len(lines)
 
     def _read_line(self) -> str:
-        self.screen.say(PROMPT, end="")
-        line = self.infile.readline()
+        line = self.screen.ask(PROMPT, self.infile)
         if not line:
             raise InputClosed("input closed (end of file): you left the game")
         return line.strip()
