@@ -617,7 +617,7 @@ def _stats(args: argparse.Namespace) -> int:
     you = public_bytes(load_identity(identity).public_key()) if identity.exists() else None  # never made here
     cache = VerifiedCache.load()
     record = stats.tally(((str(path), cache.judge(path, _match)) for path in _transcripts(args.paths)), you)
-    print(json.dumps(record.to_json()) if args.json else "\n".join(stats.lines(record)))
+    print(json.dumps(record.to_json()) if args.json else "\n".join(stats.lines(record, str(home_dir() / "games"))))
     try:
         cache.save()
     except HomeError as error:  # the figures stand; the next run verifies every file again

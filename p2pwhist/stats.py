@@ -367,13 +367,17 @@ def _rate(model: PlackettLuce, match: MatchRecord, ratings: dict[bytes, Any]) ->
         ratings[key] = rating
 
 
-def lines(stats: Stats) -> list[str]:
+def lines(stats: Stats, kept_in: str) -> list[str]:
     """``stats`` in words and tables, for ``p2pwhist stats``: a count line, ours and each
     opponent's record against us if our key is known, every player's, then every file not
-    counted with its reason."""
+    counted with its reason; with nothing found, where games are kept (``kept_in``)."""
+    if not stats.counted and not stats.skipped:
+        return [f"No games to count: each match you play is kept in {kept_in}, where p2pwhist stats finds it "
+                "(or name transcripts or folders of them)."]
+    unrated = f" ({stats.unrated} not rated: a forfeit only its winner signed)" if stats.unrated else ""
+    skipped = f"; {plural(len(stats.skipped), 'file')} not counted" if stats.skipped else ""
     matches = "1 match" if stats.counted == 1 else f"{stats.counted} matches"
-    out = [f"Counted {matches} ({stats.unrated} not rated: a forfeit only its winner signed); "
-           f"{plural(len(stats.skipped), 'file')} not counted."]
+    out = [f"Counted {matches}{unrated}{skipped}."]
     you = stats.you
     if you is not None:
         rating = "not rated" if you.rating is None else f"rating {you.rating} (ordinal {you.rating.ordinal:.1f})"

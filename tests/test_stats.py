@@ -184,8 +184,10 @@ def test_an_empty_folder_and_no_saved_games(home, capsys, tmp_path):
     assert stats_json(capsys, str(tmp_path / "empty")) == \
         {"you": None, "opponents": [], "players": [], "counted": 0, "unrated": 0, "not_counted": []}
     assert cli.main(["stats"]) == 0
-    assert capsys.readouterr().out == "Counted 0 matches (0 not rated: a forfeit only its winner signed); " \
-        "0 files not counted.\n"
+    assert capsys.readouterr().out == f"No games to count: each match you play is kept in {home / 'games'}, " \
+        "where p2pwhist stats finds it (or name transcripts or folders of them).\n"
+    assert cli.main(["stats", str(tmp_path / "gone.p2pw")]) == 0  # no counts of nothing in brackets
+    assert capsys.readouterr().out.startswith("Counted 0 matches; 1 file not counted.\n\nNot counted:\n")
 
 
 def test_a_fifo_named_like_a_transcript_is_listed_not_read(home, capsys, tmp_path):
