@@ -403,13 +403,14 @@ def _colour_codes(output: str) -> list[str]:
 
 def _drawn_at(cols: int, rows: int, title: str) -> Callable[[str], bool]:
     """The whole table drawn again for a cols x rows window: the title on the first line, the
-    keys on the last (each written anew at the new size), one rule as wide as the window."""
+    keys on the last, wrapped to the width (each written anew at the new size), one rule as
+    wide as the window."""
     entry = next(e for e in GAMES.values() if e.text.title == title)
-    keys = keys_help(entry.text, hint_bot(entry) is not None)
+    keys = [row.decode() for row in urwid.Text(keys_help(entry.text, hint_bot(entry) is not None)).render((cols,)).text]
 
     def ready(screen: str) -> bool:
         lines = screen.split("\n")
-        return (len(lines) == rows and lines[0].startswith(f" {title} ") and lines[-1] == keys[:cols].ljust(cols)
+        return (len(lines) == rows and lines[0].startswith(f" {title} ") and lines[-len(keys):] == keys
                 and any(line == " " + "\u2500" * (cols - 2) + " " for line in lines))
     return ready
 
@@ -472,7 +473,7 @@ def test_no_color_sends_no_colour_codes(terminals):
 def test_h_shows_the_search_bots_play_on_the_message_line_and_the_turn_goes_on(terminals):
     player = terminals("play", "--local", "--hands", "1", "--seed", "5")
     player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn", settled=True)
-    assert "h hint" in player.screen.display[-1]
+    assert "h hint" in player.screen.display[-2]  # the keys, wrapped on the last two rows
     hand = _hand_pane(player)
     player.send("h")
     player.wait_for(lambda s: player.row("Hint:") and "thinking" not in player.row("Hint:"), "the hint", settled=True)

@@ -412,3 +412,18 @@ def test_the_tables_hanging_layout_shows_every_character_within_the_width(table,
     rows = [row.decode() for row in rendered.text]
     assert all(urwid.str_util.calc_width(row, 0, len(row)) == cols for row in rows)
     assert "".join(rows).replace(" ", "") == table.replace(" ", "").replace("\n", "")
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("cols", [MIN_COLS, 80])
+async def test_the_keys_line_is_shown_whole_at_every_width_allowed(name, cols):
+    """The keys a seat has (its game's moves, hints, table talk, how to quit) are longer than a
+    narrow screen is wide: they wrap below the table, and none is cut off."""
+    full = FullScreenPlayer(color=False)
+    full.allow_talk(lambda line: None)
+    entry = GAMES[name]
+    full.sit(entry.text, 0, ["You", "bob"], hints=entry.search_bot)
+    keys = full._keys.text
+    assert "Ctrl-C quit" in keys and "talk" in keys
+    shown = " ".join(_screen(full, (cols, MIN_ROWS)).split())  # rows joined, the spaces as one
+    assert " ".join(keys.split()) in shown

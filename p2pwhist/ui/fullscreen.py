@@ -276,7 +276,7 @@ class FullScreenPlayer:
         self._history = urwid.ListBox(self._walker)
         self._connection = urwid.Text(("message", ""))
         self._line = urwid.Text("")  # wrapped: a line from the edge may name a long path
-        self._keys = urwid.Text(("help", ""), wrap="clip")  # the game's, once it is known (``sit``)
+        self._keys = urwid.Text(("help", ""))  # the game's, once it is known (``sit``); wrapped, never cut
         history_box = urwid.LineBox(self._history, title="History", title_align="left",
                                     tlcorner="\u2500", tline="\u2500", lline=" ", trcorner="\u2500", rline=" ",
                                     blcorner=" ", bline=" ", brcorner=" ")
