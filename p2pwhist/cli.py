@@ -288,8 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
                        f"what the signed log shows everyone; 0 to {MAX_SPECTATORS}, 0: none "
                        f"(default {DEFAULT_SPECTATORS})")
     host_.add_argument("--delay", type=_from_0_to(MAX_DELAY, float, "a delay is, in seconds,"), default=0.0,
-                       help="seconds by which spectators see each message "
-                       "later than the players (default 0: they see only public cards anyway)")
+                       help="seconds by which spectators see each message later than the players; "
+                       "with a delay they hear no table talk, nor why the table waits, which would come "
+                       "before the moves they speak of (default 0: they see only public cards anyway)")
     host_.add_argument("--no-map", action="store_true", help="do not ask your router to forward the port from the "
                        "internet (the first try takes at most 3 s and failing is never fatal)")
     _peer_arguments(host_)
