@@ -290,7 +290,8 @@ def test_a_relay_cannot_re_encode_the_last_message_to_change_the_head(tmp_path):
     log = random_match(BoxWhist(2), hands=1, seed=3)[0].log
     last = log[-1]
     # bin32 headers instead of bin8/bin16: the same [signed, signature], other bytes
-    stretched = b"\x92" + b"\xc6" + len(last.signed).to_bytes(4, "big") + last.signed + b"\xc6" + (64).to_bytes(4, "big") + last.signature
+    stretched = (b"\x92" + b"\xc6" + len(last.signed).to_bytes(4, "big") + last.signed
+                 + b"\xc6" + (64).to_bytes(4, "big") + last.signature)
     assert unpack(stretched) == [last.signed, last.signature]
     path = tmp_path / "g.p2pw"
     writer = TranscriptWriter(path)

@@ -194,10 +194,12 @@ At 2 players today's ISMCTS, the normal level as shipped (``scripts/duplicate.py
 --seed 911 --opponents heuristic``, its 0.9 s cap, one deal at a time), took 0.607 of 713 decided
 hands (0.571-0.642) from the heuristic over 400 deal pairs, pairs won/lost 131/44, 0.12 s a move
 on average and at most 0.92, none over the cap by 10%, in 42 min: where the search stood before
-issue 25 (0.607 above). On both cores (``--workers 2``, as ``p2pwhist play`` thinks here), on the
-same pairs and cap, 0.615 of 715 (0.579-0.650), pairs won/lost 144/40, 0.13 s a move on average
-and at most 0.93, none over the cap by 10%, in 47 min: twice the search is worth about nothing
-against the heuristic, as 2,500 and 4,000 iterations (below) are. On seed 901's 100 pairs (above, 0.626 with the code then) today's code
+issue 25 (0.607 above); run again two deals at a time (``--jobs 2``), the same to the hand. On
+both cores (``--workers 2``, as ``p2pwhist play`` thinks here), on the same pairs and cap, it
+took 0.615 of 715 (0.579-0.650), pairs won/lost 144/40, 0.13 s a move on average and at most
+0.93, none over the cap by 10%, in 47 min: pair by pair against one core (``scripts/paired.py``)
++0.008 (-0.026 to +0.043). Twice the search is worth little against the heuristic, as 2,500 and
+4,000 iterations (below) are. On seed 901's 100 pairs (above, 0.626 with the code then) today's code
 took 0.669 of 178 (0.597-0.734): a hundred pairs' luck, within both intervals. Neither more
 iterations nor another exploration constant gains on it (seed 901, no clock, ``scripts/paired.py``
 pair by pair against 1,000 iterations at ``UCT`` 0.7, 0.669 of 178): 2,500 iterations 0.650 of
