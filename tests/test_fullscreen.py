@@ -481,10 +481,11 @@ def test_h_shows_the_search_bots_play_on_the_message_line_and_the_turn_goes_on(t
     assert named, player.text
     card = named.group(1)  # as the table shows it: Q♥
     assert card in hand
-    player.send(ENTER)  # and the turn goes on: the highlighted card is played
+    player.send(ENTER)  # and the turn goes on: the hint's card, chosen by the hint, is played
     # "You played 9♦." on the message line, or, if it won the trick (a popup then says the box is
     # open, over that line), in the trick's history line ("Trick 1: search-1 5♦, You 9♦").
-    player.wait_for(lambda s: "You played" in s or re.search(r"Trick 1: .*You \S", s), "our play")
+    screen = player.wait_for(lambda s: "You played" in s or re.search(r"Trick 1: .*You \S", s), "our play")
+    assert f"You played {card}." in screen or re.search(rf"Trick 1: .*You {re.escape(card)}", screen), screen
 
 
 def test_question_mark_and_f1_open_the_rules_and_any_key_closes_them(terminals):

@@ -18,7 +18,7 @@ from p2pwhist.games.bots import Weighed
 from p2pwhist.games.box.search import BoxSearchBot
 from p2pwhist.games.boxwhist.search import SearchBot
 from p2pwhist.games.registry import GAMES
-from p2pwhist.ui.terminal import Thinking, hint, hint_bot
+from p2pwhist.ui.terminal import Hint, Thinking, hint, hint_bot
 
 
 def turns(entry: GameEntry, players: int, seed: int, **options: str) -> Iterator[View]:
@@ -52,15 +52,15 @@ def test_a_hint_names_the_legal_move_the_bot_weighed_best_and_says_why(name, pla
 
     for view in turns(entry, players, seed=players, **options):
         made.clear()
-        line = hint(Seen, view)
+        said = hint(Seen, view)
         if made and made[0].last_weighed:  # a decision the bot searched
             break
     else:
         pytest.fail("no decision with a choice in the hand")
     best, second = (view.describe_move(weighed.move) for weighed in made[0].last_weighed[:2])
-    assert made[0].last_weighed[0].move in view.legal_moves
+    assert said.move == made[0].last_weighed[0].move and said.move in view.legal_moves
     assert re.fullmatch(rf"Hint: {re.escape(best)} - {words}\d+% of the deals tried "
-                        rf"\(next best {re.escape(second)}, \d+%\)", line), line
+                        rf"\(next best {re.escape(second)}, \d+%\)", said.line), said.line
 
 
 def test_a_hint_thinks_at_the_level_the_person_chose():
@@ -108,7 +108,8 @@ def test_box_words_a_score_of_the_games_point():
 def test_a_single_play_is_named_without_a_search():
     entry = GAMES["boxwhist"]
     view = next(view for view in turns(entry, 2, seed=1) if len(view.legal_moves) == 1)
-    assert hint(hint_bot(entry), view) == f"Only one play: {view.describe_move(view.legal_moves[0])}."
+    assert hint(hint_bot(entry), view) == Hint(f"Only one play: {view.describe_move(view.legal_moves[0])}.",
+                                               view.legal_moves[0])
 
 
 def test_a_bot_that_fails_or_no_search_bot_is_a_short_message_not_an_error():
@@ -119,5 +120,5 @@ def test_a_bot_that_fails_or_no_search_bot_is_a_short_message_not_an_error():
         def choose(self, view: View) -> Play:
             raise RuntimeError("a bug")
 
-    assert hint(Broken, view) == "No hint: the computer player failed (RuntimeError)."
-    assert hint(None, view) == "No hint: this game has no search bot."
+    assert hint(Broken, view) == Hint("No hint: the computer player failed (RuntimeError).")
+    assert hint(None, view) == Hint("No hint: this game has no search bot.")

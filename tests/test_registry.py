@@ -70,4 +70,4 @@ def test_a_game_without_a_search_bot_offers_no_levels_and_no_hints():
     hand = game.new_hand(0, (), cards=shuffled_deck(game, random.Random(3)))
     view = hand.view(hand.turn)
     assert len(view.legal_moves) > 1
-    assert hint(hint_bot(entry), view) == "No hint: this game has no search bot."
+    assert hint(hint_bot(entry), view).line == "No hint: this game has no search bot."

@@ -427,3 +427,29 @@ async def test_the_keys_line_is_shown_whole_at_every_width_allowed(name, cols):
     assert "Ctrl-C quit" in keys and "talk" in keys
     shown = " ".join(_screen(full, (cols, MIN_ROWS)).split())  # rows joined, the spaces as one
     assert " ".join(keys.split()) in shown
+
+
+@pytest.mark.parametrize("meanwhile", [(), ("right",), ("Q",)])
+def test_a_hints_move_is_chosen_so_enter_plays_it_unless_the_person_chose_meanwhile(meanwhile):
+    """h, then the hint comes: its card is the one highlighted, and Enter plays it. A card chosen
+    or typed while the hint was thought of is the person's choice: the hint only speaks."""
+    local, rng = _local("boxwhist", 2, seed=3)
+    _until(local, rng, lambda local: local.next_turn().seat == 0 and len(local.next_turn().view().legal_moves) > 2)
+    view = local.next_turn().view()
+    model = TableModel(PLAIN)
+    model.sit(GAMES["boxwhist"].text, 0, ["You", "bob"])
+    model.follow(local.match, 0.0)
+    model.ask(view, 0.0)
+    legal = [cell.move for cell in model.cells if cell.legal]
+    first, hinted = legal[0], legal[-1]  # the focus starts on the first
+    assert model.key("h", 0.0).hint
+    for key in meanwhile:
+        model.key(key, 0.0)
+    model.hinted("Hint: the last card", hinted)
+    assert model.message == "Hint: the last card"
+    if not meanwhile:
+        assert model.key("enter", 0.0).move == hinted
+    elif meanwhile == ("right",):
+        assert model.key("enter", 0.0).move == legal[1] != hinted
+    else:
+        assert model.typed == "Q" and model.cells[model.focus].move == first

@@ -20,7 +20,8 @@ this module draws it with urwid and runs its trio side:
   ``news`` the table's word on its connections, ``choose`` is called when our move is wanted),
   and once a second while a clock runs (someone thinking, someone away).
 - Everything runs on the trio loop, so ``choose`` is a coroutine; only a hint (``h``) thinks
-  in a worker thread, which ends before ``choose`` returns: the view it reads is live.
+  in a worker thread, which ends before ``choose`` returns: the view it reads is live. The
+  hint's card is then chosen, so that Enter plays it (``TableModel.hinted``).
 - Narrower than ``MIN_COLS``, or too short to show this table and hand whole, the screen says
   only "make the terminal at least MIN_COLS x MIN_ROWS", the size where every table of every
   game fits: a table cut short (no trumps, no trick, no score) would mislead.
@@ -538,10 +539,10 @@ class FullScreenPlayer:
         def clock() -> float:  # out of time once the move is made: the bot stops within a playout
             return math.inf if move_made.is_set() else time.perf_counter()
 
-        line = await trio.to_thread.run_sync(hint, self.hints, view, clock, self.thinking, abandon_on_cancel=True)
+        said = await trio.to_thread.run_sync(hint, self.hints, view, clock, self.thinking, abandon_on_cancel=True)
         self._hinting = False
         if not move_made.is_set():  # else the move was made meanwhile: the hint is moot
-            self.model.message = line
+            self.model.hinted(said.line, said.move)
             self.refresh()
 
     # -- the rules screen and the history ---------------------------------------------------------

@@ -131,6 +131,7 @@ class TableModel:
         self.turn_seat: int | None = None
         self.turn_since = 0.0
         self.focus = 0  # index into cells
+        self._hint_asked_at: int | None = None  # the focus when a hint was asked, until it comes
         self.typed = ""
         self.asking = False  # our move is wanted
         self.answering = False  # a question about the match is asked (``answer``)
@@ -367,6 +368,7 @@ class TableModel:
         self.view = view
         legal = [i for i, cell in enumerate(self.cells) if cell.legal]
         self.focus = legal[0] if legal else 0
+        self._hint_asked_at = None
         news, self._ours_last = not self._ours_last, True
         return news
 
@@ -423,6 +425,15 @@ class TableModel:
             return KeyResult(closed=closed)
         return KeyResult(closed=closed, move=self._move_key(key), hint=key == "h" and not self.typed)
 
+    def hinted(self, line: str, move: Play | None) -> None:
+        """A hint asked for this turn has come (``terminal.hint``): its line on the message line,
+        and its move chosen, so that Enter plays it, unless the person chose a card or typed
+        while it was thought of."""
+        asked_at, self._hint_asked_at = self._hint_asked_at, None
+        self.message = line
+        if self.asking and not self.typed and self.focus == asked_at:
+            self.focus = next((i for i, cell in enumerate(self.cells) if cell.legal and cell.move == move), self.focus)
+
     def _not_asked(self, key: str, now: float) -> str:
         """Why a key does nothing while no move of ours is wanted."""
         if not self.watching:
@@ -453,6 +464,7 @@ class TableModel:
             self.typed, self.message = "", ""
         elif key == "h" and not self.typed:
             self.message = "Hint: thinking\u2026"
+            self._hint_asked_at = self.focus
         elif key == "enter" or (key == " " and not self.typed):
             if self.typed:
                 return self._play_typed()

@@ -75,25 +75,33 @@ class Thinking:
     runner: Runner = in_turn
 
 
+@dataclass(frozen=True)
+class Hint:
+    """A hint: its line for the person, and the move it names (None when no bot could say)."""
+
+    line: str
+    move: Play | None = None
+
+
 def hint(factory: BotFactory | None, view: View, clock: Callable[[], float] = time.perf_counter,
-         thinking: Thinking = Thinking()) -> str:
+         thinking: Thinking = Thinking()) -> Hint:
     """What the bot ``factory`` makes (``hint_bot``, as ``thinking`` says, capped on ``clock``)
     would play for ``view``, and why, in a line for the person whose view it is. It never
     raises: a hint must not stop the game."""
     moves = view.legal_moves
     if len(moves) == 1:
-        return f"Only one play: {view.describe_move(moves[0])}."
+        return Hint(f"Only one play: {view.describe_move(moves[0])}.", moves[0])
     if factory is None:
-        return "No hint: this game has no search bot."
+        return Hint("No hint: this game has no search bot.")
     try:
         # Randomness of its own from the OS: asking for a hint changes nothing in a seeded game.
         bot = make_bot(factory, random.Random(), thinking.level, clock, thinking.workers, thinking.runner)
         assert isinstance(bot, Searching), "a hint's bot says why it plays its move"
         move = bot.choose(view)
         # ASCII between the move and why: a line interface may print to an ASCII-only stream.
-        return f"Hint: {view.describe_move(move)} - {bot.why(view.describe_move)}"
+        return Hint(f"Hint: {view.describe_move(move)} - {bot.why(view.describe_move)}", move)
     except Exception as error:  # noqa: BLE001 (whatever went wrong, the game goes on)
-        return f"No hint: the computer player failed ({type(error).__name__})."
+        return Hint(f"No hint: the computer player failed ({type(error).__name__}).")
 
 
 class _Screen:
@@ -216,7 +224,7 @@ class TerminalPlayer:
             elif command == "?":
                 self.screen.say(words.legal(view, style))
             elif command in ("h", "hint"):
-                self.screen.say(hint(self.hints, view, thinking=self.thinking))
+                self.screen.say(hint(self.hints, view, thinking=self.thinking).line)
             elif command == "help":
                 self.screen.say(words.help(view, style))
             elif command == "table":
