@@ -194,7 +194,7 @@ At 2 players today's ISMCTS, the normal level as shipped (``scripts/duplicate.py
 --seed 911 --opponents heuristic``, its 0.9 s cap, one deal at a time), took 0.607 of 713 decided
 hands (0.571-0.642) from the heuristic over 400 deal pairs, pairs won/lost 131/44, 0.12 s a move
 on average and at most 0.92, none over the cap by 10%, in 42 min: where the search stood before
-issue 25 (0.607 above); run again two deals at a time (``--jobs 2``), the same to the hand. On
+issue 25 (0.607 above); run again two deals at a time (``--jobs 2``), the same figures. On
 both cores (``--workers 2``, as ``p2pwhist play`` thinks here), on the same pairs and cap, it
 took 0.615 of 715 (0.579-0.650), pairs won/lost 144/40, 0.13 s a move on average and at most
 0.93, none over the cap by 10%, in 47 min: pair by pair against one core (``scripts/paired.py``)
