@@ -532,6 +532,20 @@ def test_h_gives_a_hint_and_the_person_then_plays() -> None:
     assert len(hints) == 2 and all(view.parse_move(named) in view.legal_moves for named in hints), output.getvalue()
 
 
+def test_enter_after_a_hint_plays_the_hints_move() -> None:
+    """As on the full screen, the hint's move is offered: an empty line plays it (before the
+    hint an empty line plays nothing, where there is a choice)."""
+    hand = _hand(2, seed=3)
+    view = hand.view(hand.current_seat)
+    assert len(view.legal_moves) > 1
+    output = io.StringIO()
+    player = TerminalPlayer(view.seat, WORDS, io.StringIO("\nh\n\n"), output, color=False,
+                            hints=hint_bot(GAMES["boxwhist"]))
+    move = player.choose(view)
+    named = re.search(r"Hint: (\S+) - .*; press Enter to play it\.$", output.getvalue(), re.MULTILINE)
+    assert named and view.parse_move(named.group(1)) == move, output.getvalue()
+
+
 def test_lines_typed_before_the_prompt_are_not_played() -> None:
     """A terminal's typed-ahead input is discarded when the prompt appears (pty: a real tty)."""
     import pty

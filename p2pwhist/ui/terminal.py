@@ -213,18 +213,24 @@ class TerminalPlayer:
         only = moves[0] if len(moves) == 1 else None
         if only is not None:
             self.screen.say(f"Your only play is {view.describe_move(only)}: press Enter to play it.")
+        offered = only  # what an empty line plays: the only move, or the last hint's
         _discard_typed_ahead(self.infile)
         while True:
             line = self._read_line()
             command = line.lower()
             if not line:
-                if only is not None:
-                    return only
+                if offered is not None:
+                    return offered
                 continue
             elif command == "?":
                 self.screen.say(words.legal(view, style))
             elif command in ("h", "hint"):
-                self.screen.say(hint(self.hints, view, thinking=self.thinking).line)
+                said = hint(self.hints, view, thinking=self.thinking)
+                if said.move is None or said.move == only:
+                    self.screen.say(said.line)
+                else:  # as the full screen's Enter plays the hint's card
+                    offered = said.move
+                    self.screen.say(f"{said.line}; press Enter to play it.")
             elif command == "help":
                 self.screen.say(words.help(view, style))
             elif command == "table":

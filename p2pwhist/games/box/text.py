@@ -97,7 +97,7 @@ Type box N to take the card in slot N of your box, unseen: e.g. box 2.
 Pagat's rules: type an extra card, e.g. 9c, to put it into your box when asked.
   ?      list the moves the rules allow you now
   table  show the table again
-  h      a hint: what the computer would play, and why
+  h      a hint: what the computer would play, and why; Enter then plays it
   help   show this
   quit   leave the game (so does Ctrl-D)"""
 

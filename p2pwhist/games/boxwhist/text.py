@@ -68,7 +68,7 @@ Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (T or 10 is a t
 Type box N to play the card in slot N of your box, e.g. box 2.
   ?      list the plays the rules allow you now
   table  show the table again
-  h      a hint: what the computer would play, and why
+  h      a hint: what the computer would play, and why; Enter then plays it
   help   show this
   quit   leave the game (so does Ctrl-D)"""
 

@@ -71,7 +71,7 @@ HELP = """\
 Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (T or 10 is a ten).
   ?      list the plays the rules allow you now
   table  show the table again
-  h      a hint: what the computer would play, and why
+  h      a hint: what the computer would play, and why; Enter then plays it
   help   show this
   quit   leave the game (so does Ctrl-D)"""
 
