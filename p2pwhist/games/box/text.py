@@ -32,6 +32,7 @@ from p2pwhist.games.box.engine import (
     Variant,
 )
 from p2pwhist.text import (
+    COMMANDS_HELP,
     LABEL,
     YOU,
     Style,
@@ -96,10 +97,7 @@ Type a hand card to lay it: rank then suit, e.g. QS, 10h, Th or q♠ (T is a ten
 Type box N to take the card in slot N of your box, unseen: e.g. box 2.
 Pagat's rules: type an extra card, e.g. 9c, to put it into your box when asked.
   ?      list the moves the rules allow you now
-  table  show the table again
-  h      a hint: what the computer would play, and why; Enter then plays it
-  help   show this
-  quit   leave the game (so does Ctrl-D)"""
+""" + COMMANDS_HELP
 
 # Rule 9: the breaches on honour, as the end of the game reports them.
 BREACHES = {

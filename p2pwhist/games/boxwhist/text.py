@@ -24,6 +24,7 @@ from p2pwhist.games.boxwhist.engine import (
     TrickResult,
 )
 from p2pwhist.text import (
+    COMMANDS_HELP,
     Style,
     breach_record,
     cards_by_suit,
@@ -67,10 +68,7 @@ HELP = """\
 Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (T or 10 is a ten).
 Type box N to play the card in slot N of your box, e.g. box 2.
   ?      list the plays the rules allow you now
-  table  show the table again
-  h      a hint: what the computer would play, and why; Enter then plays it
-  help   show this
-  quit   leave the game (so does Ctrl-D)"""
+""" + COMMANDS_HELP
 
 
 def trumps(trump: Suit | None, style: Style) -> str:

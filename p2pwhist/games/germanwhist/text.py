@@ -28,6 +28,7 @@ from p2pwhist.games.germanwhist.engine import (
     dealt_hand,
 )
 from p2pwhist.text import (
+    COMMANDS_HELP,
     YOU,
     Style,
     breach_record,
@@ -70,10 +71,7 @@ hands won wins the match."""
 HELP = """\
 Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (T or 10 is a ten).
   ?      list the plays the rules allow you now
-  table  show the table again
-  h      a hint: what the computer would play, and why; Enter then plays it
-  help   show this
-  quit   leave the game (so does Ctrl-D)"""
+""" + COMMANDS_HELP
 
 
 def trumps(trump: Suit, style: Style) -> str:
