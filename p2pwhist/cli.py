@@ -45,7 +45,7 @@ from p2pwhist.limits import (
 )
 from p2pwhist.signed import public_bytes
 from p2pwhist.stats_cache import VerifiedCache
-from p2pwhist.text import match_line, plural
+from p2pwhist.text import check_line, match_line, plural
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui.scoresheet import scoresheet
 from p2pwhist.verify import Verdict, first_partings, unreadable, verify
@@ -458,6 +458,8 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                     (unfinished_games() or path is not None and secrets_path(path).exists()):
                 print("p2pwhist: to go back to the game, run the same command again, or p2pwhist resume, before "
                       "the others stop waiting (--wait, 5 minutes unless they chose otherwise)", file=sys.stderr)
+            elif args.command == "play" and path is not None:  # the bots are gone: it cannot go on
+                print(f"p2pwhist: the match so far is kept. {check_line(path)}", file=sys.stderr)
             return EXIT_INTERRUPTED
         if isinstance(error, BrokenPipeError):  # output piped into e.g. `head`, which stopped reading
             sys.stderr.close()

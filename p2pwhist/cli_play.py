@@ -627,7 +627,10 @@ def play_command(args: argparse.Namespace) -> int:
                     await seated[seat].wait()
         return records[0]
 
-    record = display.run(run)
+    try:
+        record = display.run(run)
+    finally:  # stopped (Ctrl-C), ``p2pwhist.cli`` says where the match so far is kept
+        args.transcript = options.transcript
     display.finish(record)
     return 0
 

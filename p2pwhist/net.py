@@ -140,6 +140,8 @@ class PeerOptions:
     name: str
     key: Ed25519PrivateKey
     agent: Agent
+    # Where the game is recorded; None: a new file under ``$P2PWHIST_HOME/games``, whose path
+    # ``host`` and ``watch`` put here once made, for a caller stopped before the result.
     transcript: Path | None
     # A host's: the table's limits, which START carries and every seat signs (whole seconds, at
     # least bodies.MIN_MOVE and MIN_WAIT): the most one seat may take over one message, and how
@@ -664,6 +666,7 @@ async def host(options: PeerOptions, table_options: HostOptions,
                       times)
         start = start_message(key, table)
         made = GameFiles.create(options.transcript, start, options.command)
+        options.transcript = made.path
         options.report(f"All seats taken: {', '.join(p.name for p in action.players)}. Transcript: {made.path}")
         return Session(start, HOST, key, made.secrets), made
 

@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from p2pwhist import cli
+from p2pwhist.text import check_line
+from p2pwhist.transcript import read_transcript
+from p2pwhist.verify import verify
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
@@ -40,7 +43,8 @@ def test_an_unreadable_record_is_a_one_line_usage_error(command, tmp_path):
 def test_a_hang_up_or_a_kill_ends_play_as_ctrl_c_does_and_the_bots_homes_go(stop, tmp_path):
     """The terminal window closed (SIGHUP) or a plain ``kill`` (SIGTERM) in the middle of a
     match: ``play`` ends as Ctrl-C ends it, in words, and deletes the bots' temporary homes (their
-    keys and their games' secrets); it used to die at once and leave them."""
+    keys and their games' secrets); it used to die at once and leave them. It says where the
+    match so far is kept (it used to say only "interrupted"): a valid, unfinished transcript."""
     out = tmp_path / "out"
     with out.open("w") as written:
         game = subprocess.Popen([sys.executable, "-m", "p2pwhist", "play", "--watch", "--plain", "--bot", "random",
@@ -56,7 +60,12 @@ def test_a_hang_up_or_a_kill_ends_play_as_ctrl_c_does_and_the_bots_homes_go(stop
     assert len(bots_homes) == 1  # where the bots kept their keys, while they played
     # Its last word, as for Ctrl-C (whose KeyboardInterrupt, raised where trio does not protect
     # the code, can rarely leave a coroutine never awaited and Python warning of it just before).
-    assert game.returncode == 130 and err.strip().splitlines()[-1] == "p2pwhist: interrupted", err
+    lines = err.strip().splitlines()
+    assert game.returncode == 130 and lines[-2] == "p2pwhist: interrupted", err
+    kept = list((tmp_path / "home" / "games").glob("*.p2pw"))
+    assert len(kept) == 1 and lines[-1] == f"p2pwhist: the match so far is kept. {check_line(kept[0])}", err
+    verdict = verify(read_transcript(kept[0]))
+    assert verdict.valid and not verdict.complete and verdict.stopped, verdict
     assert "Traceback" not in err
     assert not list(tmp_path.glob("p2pwhist-bots-*"))
 
