@@ -643,11 +643,12 @@ def _at_terminal(bot: str | None) -> bool:
 def _person_name(given: str | None, asking: bool) -> str:
     """The name a person plays under: ``--name``; else the name they chose before (kept in
     ``$P2PWHIST_HOME/name``); else, at a terminal (``asking``), what they answer when asked
-    once, their login name if they just press Enter; else their login name. A name chosen at
+    once, their login name (or "player" if it cannot be a name) if they just press Enter; else
+    their login name, or "player". A name chosen at
     a terminal, typed or given with ``--name``, is remembered as the next default: the name
     a person last chose is theirs until they choose another. Bots and programs without a
     terminal never ask and never change it."""
-    login = _login_name()
+    login = _login_name() or "player"
     saved = Remembered.name()
     if given is not None:
         name = check_name(given)
@@ -656,7 +657,7 @@ def _person_name(given: str | None, asking: bool) -> str:
     elif asking:
         name = _ask_name(login)
     else:
-        return login or "player"
+        return login
     if asking and name != saved.load():
         try:
             saved.save(name)
@@ -673,15 +674,14 @@ def _login_name() -> str | None:
         return None
 
 
-def _ask_name(default: str | None) -> str:
+def _ask_name(default: str) -> str:
     """Ask the person at the terminal for their name until it is one; Enter takes ``default``."""
     while True:
-        offered = f" [{default}]" if default else ""
         try:
-            answer = input(f"Your name at the table?{offered} ").strip()
+            answer = input(f"Your name at the table? [{default}] ").strip()
         except EOFError:
-            return default or "player"
-        if not answer and default:
+            return default
+        if not answer:
             return default
         try:
             return check_name(answer)

@@ -63,7 +63,7 @@ def test_a_person_at_a_terminal_is_asked_once_and_the_answer_is_remembered(home,
     asked = _answers(monkeypatch, "ann")
     assert cli_play._person_name(None, asking=True) == "ann"
     assert cli_play._person_name(None, asking=True) == "ann"  # not asked again
-    assert asked == ["Your name at the table? "]  # no login name to offer, with $USER empty
+    assert asked == ["Your name at the table? [player] "]  # no login name to offer, with $USER empty
     assert (home / "name").read_text() == "ann\n"
     assert (home / "name").stat().st_mode & 0o777 == 0o600
 
@@ -76,8 +76,15 @@ def test_enter_takes_the_login_name_offered(home, monkeypatch):
     assert Remembered.name().load() == "bob"
 
 
+def test_enter_with_no_login_name_takes_player(home, monkeypatch):
+    """$USER empty: Enter takes the name offered, "player" (it used to be refused as no name)."""
+    asked = _answers(monkeypatch, "")
+    assert cli_play._person_name(None, asking=True) == "player"
+    assert asked == ["Your name at the table? [player] "]
+
+
 def test_a_name_that_is_no_name_is_asked_again(home, monkeypatch, capsys):
-    asked = _answers(monkeypatch, "", "x" * 40, "ann")
+    asked = _answers(monkeypatch, "\x07", "x" * 40, "ann")
     assert cli_play._person_name(None, asking=True) == "ann"
     assert len(asked) == 3 and "a name is 1..32 printable characters" in capsys.readouterr().out
 
