@@ -12,11 +12,9 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import trio
@@ -24,6 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.addresses import parse_address
 from p2pwhist.bodies import Table, check_name
+from p2pwhist.bot_homes import bot_homes
 from p2pwhist.cores import Cores
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
 from p2pwhist.games.base import BotFactory, ConfigError, EngineMisuse, Game, GameEntry, GameText, Play, View
@@ -32,7 +31,7 @@ from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry, options_offered
 from p2pwhist.home import HomeError, KnownPeers, Remembered, identity_fingerprint, load_identity, secrets_path
 from p2pwhist.identity import same_fingerprint
-from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT
+from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT, MIN_WAIT
 from p2pwhist.local import LocalMatch, play_match
 from p2pwhist.net import (
     Agent,
@@ -584,6 +583,9 @@ def tables_command(args: argparse.Namespace) -> int:
 
 # The computer players of ``play`` wait for a person: the table gives a move a day, not minutes.
 PLAY_BOT_TIMEOUT = 86400
+# ``play``'s host is this process, which never loses its bots' connections: a bot that loses its
+# own, its ``play`` killed outright (``kill -9``), ends after the least wait, not five minutes.
+PLAY_WAIT = MIN_WAIT
 
 
 def play_command(args: argparse.Namespace) -> int:
@@ -599,7 +601,8 @@ def play_command(args: argparse.Namespace) -> int:
     # A person plays under their own name; a bot is named by its kind and seat.
     options = PeerOptions(name=_bot_name(args.bot, 0) if args.watch else _person_name(args.name, _at_terminal(None)),
                           key=load_identity(None), agent=display.agent(), transcript=None,
-                          timeout=PLAY_BOT_TIMEOUT, report=lambda line: None, on_event=display.on_event,
+                          timeout=PLAY_BOT_TIMEOUT, wait=PLAY_WAIT, report=lambda line: None,
+                          on_event=display.on_event,
                           **display.talk_options())
 
     async def run() -> GameRecord:
@@ -611,7 +614,7 @@ def play_command(args: argparse.Namespace) -> int:
                                 seated=lambda count: seated[count].set())
             records.append(await host(options, table, task_status=task_status))
 
-        with tempfile.TemporaryDirectory(prefix="p2pwhist-bots-") as homes:
+        with bot_homes() as homes:
             async with trio.open_nursery() as nursery:
                 port = await nursery.start(host_task)
                 for seat in range(1, game.players):  # one at a time, so that each sits where it is named
@@ -622,7 +625,7 @@ def play_command(args: argparse.Namespace) -> int:
                         command += ["--level", args.level]
                     if args.cores is not None:
                         command += ["--cores", str(args.cores)]
-                    env = {**os.environ, "P2PWHIST_HOME": str(Path(homes) / f"bot{seat}")}
+                    env = {**os.environ, "P2PWHIST_HOME": str(homes / f"bot{seat}")}
                     nursery.start_soon(_bot_process, command, env, name)
                     await seated[seat].wait()
         return records[0]
