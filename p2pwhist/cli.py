@@ -28,6 +28,7 @@ from pathlib import Path
 
 import p2pwhist
 from p2pwhist import stats
+from p2pwhist.bodies import Table
 from p2pwhist.games.base import ConfigError, GameEntry
 from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.registry import GAMES, options_offered
@@ -45,7 +46,7 @@ from p2pwhist.limits import (
 )
 from p2pwhist.signed import public_bytes
 from p2pwhist.stats_cache import VerifiedCache
-from p2pwhist.text import check_line, match_line, plural
+from p2pwhist.text import check_line, clock, match_line, plural
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui.scoresheet import scoresheet
 from p2pwhist.verify import Verdict, first_partings, unreadable, verify
@@ -455,9 +456,9 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             print("\np2pwhist: interrupted", file=sys.stderr)
             path = getattr(args, "transcript", None) or getattr(args, "path", None)
             if args.command in ("host", "join", "resume") and \
-                    (unfinished_games() or path is not None and secrets_path(path).exists()):
-                print("p2pwhist: to go back to the game, run the same command again, or p2pwhist resume, before "
-                      "the others stop waiting (--wait, 5 minutes unless they chose otherwise)", file=sys.stderr)
+                    (secrets_path(path).exists() if path is not None else unfinished_games()):
+                print("p2pwhist: to go back to the game, run the same command again, or p2pwhist resume, "
+                      f"{_within_the_wait(path)}", file=sys.stderr)
             elif args.command == "play" and path is not None:  # the bots are gone: it cannot go on
                 print(f"p2pwhist: the match so far is kept. {check_line(path)}", file=sys.stderr)
             return EXIT_INTERRUPTED
@@ -468,6 +469,18 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             print(f"p2pwhist: {error}", file=sys.stderr)
             return EXIT_PEER
         raise
+
+
+def _within_the_wait(transcript: Path | None) -> str:
+    """When the others stop waiting for a seat that left the game in ``transcript``: the wait
+    its START says, in words."""
+    try:
+        table = next(read_transcript(transcript)).body if transcript is not None else None
+    except (StopIteration, TranscriptError):
+        table = None
+    if not isinstance(table, Table):  # not yet known (Ctrl-C before the game began), or unreadable
+        return "before the others stop waiting (--wait, 5 minutes unless the host chose otherwise)"
+    return f"within {clock(table.times.wait)} of leaving: the table's wait for a lost player"
 
 
 def _resumed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:

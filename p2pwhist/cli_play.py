@@ -8,12 +8,13 @@ They need trio, the network and the full-screen table, which take longer to impo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -356,9 +357,21 @@ def host_command(args: argparse.Namespace) -> int:
             _say_what_waits(options)
     options.spectators, options.delay = args.spectators, args.delay
     table = HostOptions(game, length, args.port, args.bind, announce=not args.no_announce, map_port=not args.no_map)
-    record = display.run(host, options, table)
+    with _telling_where(args, options):
+        record = display.run(host, options, table)
     display.finish(record)
     return 0
+
+
+@contextlib.contextmanager
+def _telling_where(args: argparse.Namespace, options: PeerOptions) -> Iterator[None]:
+    """However the game ends, ``args.transcript`` then names its transcript if one was made or
+    reopened (``options.transcript``): stopped by Ctrl-C, ``p2pwhist.cli`` says how to go back
+    to it, or where it is kept."""
+    try:
+        yield
+    finally:
+        args.transcript = options.transcript
 
 
 def _say_what_waits(options: PeerOptions) -> None:
@@ -383,7 +396,8 @@ def join_command(args: argparse.Namespace) -> int:
     # The very same command again, for a game it started: the host may be restarting too, so
     # keep trying within the wait; once it answers, its WELCOME says whether that game goes on.
     patient = options.resume is None and started_by(args.argv) is not None
-    record = display.run(join, options, address, port, args.expect, None, patient)
+    with _telling_where(args, options):
+        record = display.run(join, options, address, port, args.expect, None, patient)
     display.finish(record)
     return 0
 
@@ -630,10 +644,8 @@ def play_command(args: argparse.Namespace) -> int:
                     await seated[seat].wait()
         return records[0]
 
-    try:
+    with _telling_where(args, options):
         record = display.run(run)
-    finally:  # stopped (Ctrl-C), ``p2pwhist.cli`` says where the match so far is kept
-        args.transcript = options.transcript
     display.finish(record)
     return 0
 

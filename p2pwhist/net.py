@@ -140,8 +140,9 @@ class PeerOptions:
     name: str
     key: Ed25519PrivateKey
     agent: Agent
-    # Where the game is recorded; None: a new file under ``$P2PWHIST_HOME/games``, whose path
-    # ``host`` and ``watch`` put here once made, for a caller stopped before the result.
+    # Where the game is recorded; None: a new file under ``$P2PWHIST_HOME/games``. Once the
+    # game's files are made or reopened, their transcript's path is put here, for a caller
+    # stopped before the result (Ctrl-C: ``p2pwhist.cli`` says where the game is kept).
     transcript: Path | None
     # A host's: the table's limits, which START carries and every seat signs (whole seconds, at
     # least bodies.MIN_MOVE and MIN_WAIT): the most one seat may take over one message, and how
@@ -330,6 +331,7 @@ class _Edge:
         self.machine = machine
         self._after = after
         self.options = options
+        self._files: GameFiles | None = None
         self.files = files
         self._connect = connect
         self._create = create
@@ -340,6 +342,17 @@ class _Edge:
         self._withdrawn: dict[bytes, str] = {}  # a question withdrawn, and the line that says why
         self.result: Outcome | Exception | None = None
         self._nursery: trio.Nursery | None = None
+
+    @property
+    def files(self) -> GameFiles | None:
+        """The game's files, once made or reopened; ``options.transcript`` then says where."""
+        return self._files
+
+    @files.setter
+    def files(self, files: GameFiles | None) -> None:
+        self._files = files
+        if files is not None:  # for a caller stopped before the result (Ctrl-C): where the game is
+            self.options.transcript = files.path
 
     async def run(self, first: list[Action]) -> Outcome | Exception:
         """Do ``first``, then feed the machine what happens until it finishes; part from
@@ -666,7 +679,6 @@ async def host(options: PeerOptions, table_options: HostOptions,
                       times)
         start = start_message(key, table)
         made = GameFiles.create(options.transcript, start, options.command)
-        options.transcript = made.path
         options.report(f"All seats taken: {', '.join(p.name for p in action.players)}. Transcript: {made.path}")
         return Session(start, HOST, key, made.secrets), made
 
@@ -829,8 +841,8 @@ async def watch(options: PeerOptions, address: str, port: int, expect: str | Non
     """Watch the table a host holds, from no seat: say WATCH, then check every message of the
     log as it comes with a session that holds no seat (``Session.observe``), showing its events
     (``options.on_event``) and recording it (``options.transcript``, else a new file under
-    ``$P2PWHIST_HOME/games``; once made, ``options.transcript`` says where, for a caller that
-    cancels the watch: our person stopped watching). A message that fails to verify ends it at
+    ``$P2PWHIST_HOME/games``; once made, ``options.transcript`` says where, as for a player, for
+    a caller that cancels the watch: our person stopped watching). A message that fails to verify ends it at
     once, in one line (``TableError``), keeping the transcript so far: a valid prefix. It makes
     no secrets file: a spectator holds no secret, and its game is never resumed. ``expect``: the
     host's key fingerprint; a table whose START another key signed is refused, nothing recorded.
@@ -843,7 +855,6 @@ async def watch(options: PeerOptions, address: str, port: int, expect: str | Non
     def create(action: Action) -> tuple[Session, GameFiles]:
         assert isinstance(action, Spectate)
         made = GameFiles.create(options.transcript, action.start, None, seated=False)
-        options.transcript = made.path
         names = [p.name for p in action.start.body.players]  # type: ignore[union-attr]
         options.report(f"Watching {', '.join(names)} at {where}. Transcript: {made.path}")
         return Session.observe(action.start), made

@@ -100,6 +100,12 @@ def says_within(name: str, verb: str) -> str:
     return f"{mentioned(name)} {says(name, verb).removeprefix(name + ' ')}"
 
 
+def clock(seconds: float) -> str:
+    """m:ss"""
+    whole = max(0, int(seconds + 0.5))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import resource
+import signal
 import socket
 import struct
 import time
@@ -81,6 +82,24 @@ def test_a_joiner_whose_host_is_killed_mid_match_declares_its_forfeit_after_the_
     assert "Traceback" not in done.err
     assert "alice left the match: lost connection and did not return within 0:10" in done.out, done.out
     assert verified.code == 0 and "valid, complete" in verified.out, verified.out
+
+
+def test_a_joiner_stopped_by_ctrl_c_is_told_how_long_the_table_waits_for_it(tmp_path):
+    """Ctrl-C mid-match: the joiner says how to go back, within the wait the table's START
+    says (45 s here; it used to say "5 minutes unless they chose otherwise" whatever the host
+    chose), and its game waits in the games folder to be resumed."""
+    with Peers(tmp_path) as peers:
+        host = peers.host("alice", "--wait", "45", "--hands", "1000", timeout=86400)
+        bob = peers.join("bob", host)
+        bob.wait_for("Hand 1: ")  # a bot's line as each hand ends
+        bob.popen.send_signal(signal.SIGINT)
+        done = bob.finish()
+    assert done.code == 130 and "Traceback" not in done.err, done.err
+    assert done.err.strip().splitlines()[-2:] == [
+        "p2pwhist: interrupted",
+        "p2pwhist: to go back to the game, run the same command again, or p2pwhist resume, within 0:45 of leaving: "
+        "the table's wait for a lost player"], done.err
+    assert len(list((bob.home / "games").glob("*.p2pw"))) == 1
 
 
 # -- the operating system's words ----------------------------------------------------------------

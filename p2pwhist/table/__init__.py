@@ -87,7 +87,7 @@ from p2pwhist.table._joiner import JoinerMachine, Resumable
 from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
 from p2pwhist.table._spectator import SpectatorMachine
 from p2pwhist.table._trust import KeyJudgement, judge_key
-from p2pwhist.table._words import clock, notice_line
+from p2pwhist.table._words import notice_line
 
 __all__ = [
     "Action",
@@ -155,7 +155,6 @@ __all__ = [
     "Welcome",
     "Wish",
     "chat_line",
-    "clock",
     "encode",
     "judge_key",
     "notice_line",

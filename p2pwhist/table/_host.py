@@ -61,7 +61,7 @@ from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
 from p2pwhist.table._lobby import Arrival, Lobby
 from p2pwhist.table._peer import Peer, Playing
 from p2pwhist.table._relay import Relay
-from p2pwhist.table._words import clock
+from p2pwhist.text import clock
 from p2pwhist.wire import MAX_FRAME
 
 

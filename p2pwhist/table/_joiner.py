@@ -92,7 +92,8 @@ from p2pwhist.table._frames import (
 )
 from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
 from p2pwhist.table._peer import Peer, Playing
-from p2pwhist.table._words import clock, lobby_lines, notice_line
+from p2pwhist.table._words import lobby_lines, notice_line
+from p2pwhist.text import clock
 from p2pwhist.wire import MAX_FRAME
 
 # A NOTICE that the table waits for us, while our message is out, means the host never got it,

@@ -60,7 +60,8 @@ from p2pwhist.table._frames import (
 )
 from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
 from p2pwhist.table._trust import KeyJudgement
-from p2pwhist.table._words import clock, lobby_lines
+from p2pwhist.table._words import lobby_lines
+from p2pwhist.text import clock
 from p2pwhist.wire import WireError, describe, unpack
 
 # A refusal of an excess connection is one short line, which a fresh connection's send buffer

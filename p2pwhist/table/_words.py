@@ -6,12 +6,7 @@ from collections.abc import Sequence
 
 from p2pwhist.bodies import Player
 from p2pwhist.table._frames import Lobby, Notice, Presence
-
-
-def clock(seconds: float) -> str:
-    """m:ss"""
-    whole = max(0, int(seconds + 0.5))
-    return f"{whole // 60}:{whole % 60:02d}"
+from p2pwhist.text import clock
 
 
 def notice_line(notice: Notice, names: Sequence[str], me: int | None) -> str:

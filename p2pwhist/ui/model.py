@@ -53,8 +53,8 @@ from p2pwhist.games.base import Cell, EngineMisuse, GameText, HandResult, HandSt
 from p2pwhist.games.match import Match
 from p2pwhist.session import CUT_HAND, HOST
 from p2pwhist.session_events import Awaiting, Dealing, HandOver, MatchOver, SessionEvent, Settled, TableChanged
-from p2pwhist.table import MAX_CHAT, PRESETS, Heard, Notice, Presence, chat_line, clock, notice_line, typed_line
-from p2pwhist.text import Style
+from p2pwhist.table import MAX_CHAT, PRESETS, Heard, Notice, Presence, chat_line, notice_line, typed_line
+from p2pwhist.text import Style, clock
 
 THINKING_SHOWN_AFTER = 3.0  # seconds: a computer player moves well within this, so no clock flickers for it
 MAX_TYPED = 12
