@@ -89,9 +89,7 @@ def main() -> None:
         r = duplicate.rotation(setting, args.deals, args.seed)
         r["knows"] = mode
         results.append(r)
-        print(f"search knowing {mode}, {args.variant} rules: share {r['share']} (95% CI by deal "
-              f"{r['ci95'][0]:.3f}-{r['ci95'][1]:.3f}; fair {r['fair_share']}); deals above/below fair "
-              f"{r['deals_above_fair']}/{r['deals_below_fair']}; {r['seconds']} s", flush=True)
+        print(f"search knowing {mode}, {args.variant} rules: {duplicate.figures(r)}; {r['seconds']} s", flush=True)
     print(json.dumps({"results": results}))
 
 

@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from duplicate import BotSpec, Setting, duel  # scripts/duplicate.py
+from duplicate import BotSpec, Setting, duel, figures  # scripts/duplicate.py
 from pimc import PIMC_NORMAL, PIMCBot  # scripts/pimc.py
 
 from p2pwhist.games.boxwhist.search import SearchBot
@@ -71,10 +71,8 @@ def main() -> None:
                       time_limit)
     r = duel(setting, args.pairs, args.seed, args.jobs)
     r["budgets"] = {"search": search, "pimc": pimc} if args.shipped else "unreached"
-    print(f"{r['pairing']}, 2-player Box Whist, {time_limit} s a move each: {r['pairs']} deal pairs, "
-          f"{r['hands_decided']} decided hands; the search bot won {r['share']} (95% CI {r['ci95'][0]:.3f}-"
-          f"{r['ci95'][1]:.3f}); pairs won/lost {r['search_pairs_won']}/{r['search_pairs_lost']}; its s/move mean "
-          f"{r['mean_s_per_move']} max {r['max_s_per_move']}", flush=True)
+    print(f"{r['pairing']}, 2-player Box Whist, {time_limit} s a move each: {figures(r)}; the search bot's s/move "
+          f"mean {r['mean_s_per_move']} max {r['max_s_per_move']}", flush=True)
     print(json.dumps(r))
 
 
