@@ -478,8 +478,9 @@ def _within_the_wait(transcript: Path | None) -> str:
         table = next(read_transcript(transcript)).body if transcript is not None else None
     except (StopIteration, TranscriptError):
         table = None
-    if not isinstance(table, Table):  # not yet known (Ctrl-C before the game began), or unreadable
-        return "before the others stop waiting (--wait, 5 minutes unless the host chose otherwise)"
+    if not isinstance(table, Table) or table.times is None:  # not known yet (Ctrl-C before the game
+        # began), unreadable, or an older game's START, which agreed no limits: each seat had its own
+        return "before the others stop waiting (--wait, 5 minutes unless they chose otherwise)"
     return f"within {clock(table.times.wait)} of leaving: the table's wait for a lost player"
 
 

@@ -10,10 +10,16 @@ import time
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist import cli
+from p2pwhist.bodies import LOG_VERSION, Player, Table, TimeLimits
+from p2pwhist.games.boxwhist.engine import BoxWhist
+from p2pwhist.games.match import MatchLength
+from p2pwhist.session import start_message
+from p2pwhist.signed import public_bytes
 from p2pwhist.text import check_line
-from p2pwhist.transcript import read_transcript
+from p2pwhist.transcript import TranscriptWriter, read_transcript
 from p2pwhist.verify import verify
 
 
@@ -142,3 +148,28 @@ def test_our_own_usage_mistakes_exit_2_in_one_line(tmp_path, monkeypatch, capsys
     (line,) = err.splitlines()
     assert line.startswith("p2pwhist: ") and reason in line, err
     assert (tmp_path / "garbage.pem").read_text() == "not a key"  # never overwritten
+
+
+def _transcript_of(path: Path, times: TimeLimits | None) -> Path:
+    """A transcript holding only a START with ``times`` (None: a START of version 2, which
+    agreed no limits)."""
+    key = Ed25519PrivateKey.generate()
+    players = tuple(Player(name, public_bytes(Ed25519PrivateKey.generate().public_key() if seat else
+                                                key.public_key())) for seat, name in enumerate(("ann", "bob")))
+    table = Table(BoxWhist(2), MatchLength(hands=1), players, bytes(32), "", times, 2 if times is None else LOG_VERSION)
+    writer = TranscriptWriter(path)
+    writer.append(start_message(key, table))
+    writer.close()
+    return path
+
+
+def test_ctrl_c_tells_the_tables_own_wait_or_plainly_that_there_is_one(tmp_path):
+    """The words after Ctrl-C in host or join: the wait the game's START holds; the plain
+    words where it holds none (an older game's) or cannot be read (it used to fail on the
+    former: no limits to read the wait from)."""
+    assert cli._within_the_wait(_transcript_of(tmp_path / "new.p2pw", TimeLimits(600, 45))) == \
+        "within 0:45 of leaving: the table's wait for a lost player"
+    (tmp_path / "junk.p2pw").write_bytes(b"not a transcript")
+    plain = "before the others stop waiting (--wait, 5 minutes unless they chose otherwise)"
+    for path in (_transcript_of(tmp_path / "old.p2pw", None), tmp_path / "junk.p2pw", tmp_path / "none.p2pw", None):
+        assert cli._within_the_wait(path) == plain
