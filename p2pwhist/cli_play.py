@@ -658,11 +658,11 @@ def _at_terminal(bot: str | None) -> bool:
 def _person_name(given: str | None, asking: bool) -> str:
     """The name a person plays under: ``--name``; else the name they chose before (kept in
     ``$P2PWHIST_HOME/name``); else, at a terminal (``asking``), what they answer when asked
-    once, their login name (or "player" if it cannot be a name) if they just press Enter; else
-    their login name, or "player". A name chosen at
-    a terminal, typed or given with ``--name``, is remembered as the next default: the name
-    a person last chose is theirs until they choose another. Bots and programs without a
-    terminal never ask and never change it."""
+    once, their login name (or "player" where it cannot be a name) if they just press Enter;
+    else their login name, or "player". A name chosen at a terminal, typed or given with
+    ``--name``, is remembered as the next default: the name a person last chose is theirs
+    until they choose another. Bots and programs without a terminal never ask and never
+    change it."""
     login = _login_name() or "player"
     saved = Remembered.name()
     if given is not None:

@@ -842,10 +842,11 @@ async def watch(options: PeerOptions, address: str, port: int, expect: str | Non
     log as it comes with a session that holds no seat (``Session.observe``), showing its events
     (``options.on_event``) and recording it (``options.transcript``, else a new file under
     ``$P2PWHIST_HOME/games``; once made, ``options.transcript`` says where, as for a player, for
-    a caller that cancels the watch: our person stopped watching). A message that fails to verify ends it at
-    once, in one line (``TableError``), keeping the transcript so far: a valid prefix. It makes
-    no secrets file: a spectator holds no secret, and its game is never resumed. ``expect``: the
-    host's key fingerprint; a table whose START another key signed is refused, nothing recorded.
+    a caller that cancels the watch: our person stopped watching). A message that fails to
+    verify ends it at once, in one line (``TableError``), keeping the transcript so far: a valid
+    prefix. It makes no secrets file: a spectator holds no secret, and its game is never
+    resumed. ``expect``: the host's key fingerprint; a table whose START another key signed is
+    refused, nothing recorded.
 
     ``connect`` defaults to ``trio.open_tcp_stream``."""
     where = host_port(address, port)
