@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
-"""What knowing more would be worth to Box Whist's PIMC (``games/boxwhist/search.py``, its search
-with the heuristic's playouts): in duplicate against the heuristic (``scripts/duplicate.py``'s
-pairs at 2 players, its rotations at 3 and 4), the bot playing its deals out not on sampled
-deals but, to measure a ceiling, on the true one:
+"""What knowing more would be worth to Box Whist's search bot (``games/boxwhist/search.py``): in
+duplicate against the heuristic (``scripts/duplicate.py``'s pairs at 2 players, its rotations
+at 3 and 4), the bot searching not on sampled deals but, to measure a ceiling, on the true one:
 
 - ``hands``: the other seats' hands and every box are the true ones; the face-down stack is
   shuffled afresh for each deal played (nobody may know its order);
 - ``all``: every card is the true one, the stack's order too.
+
+``--searcher pimc`` (the default) is its PIMC, each move played out by the heuristic on the true
+deal; ``ismcts`` is the search as it plays at 2 players (ISMCTS, and the end solved exactly), its
+sampled deals all the true one (the stack shuffled for ``hands``), uniform (no inference).
+
+Against the heuristic by default; ``--opponent search`` measures it against the search bot (at the
+same budget, no clock): how far ahead of the search bot knowing the cards puts one.
 
 It reads the game's hidden state (``view._state``), which no real bot may: it is a measure of how
 much better inference could make the search (issue 25), not a player. Same deals and seeds for
 each mode. The LAST line is one JSON object.
 
     python scripts/boxwhist_ceiling.py [--players N] [--modes hands,all] [--pairs N] [--playouts P] [--seed S]
-                                       [--jobs J]
+                                       [--jobs J] [--opponent BOT] [--searcher pimc|ismcts]
 """
 
 from __future__ import annotations
@@ -29,8 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from duplicate import BotSpec, Setting, duel, figures, rotation  # scripts/duplicate.py
 
 from p2pwhist.games.base import Play
+from p2pwhist.games.boxwhist import search
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
-from p2pwhist.games.boxwhist.search import PLAYOUT_COST, SearchBot, _distinct, heuristic_playout
+from p2pwhist.games.boxwhist.search import PLAYOUT_COST, Knowledge, SearchBot, _distinct, heuristic_playout
 
 
 def true_deal(hand, moves: list[Play], seat: int, shuffle_stack: bool, rng: random.Random):
@@ -63,6 +70,35 @@ class Seeing(SearchBot):
         return distinct[self.vote(len(distinct), true_deal, job, playouts=max(1, self.playouts // PLAYOUT_COST))]
 
 
+class SeeingSearch(SearchBot):
+    """The search bot as it plays at 2 players (ISMCTS, the end solved), every deal it samples the
+    true one (see the module docstring)."""
+
+    def __init__(self, rng: random.Random, knows: str = "hands", **budget) -> None:
+        super().__init__(rng, inference=False, pimc=False, **budget)
+        self.knows = knows
+
+    def choose(self, view) -> Play:
+        hand, shuffle_stack = view._state, self.knows == "hands"
+
+        class Told(Knowledge):
+            def sample(self, rng: random.Random) -> tuple:
+                hands = [[int(hand.cards[p]) for p in places] for places in hand.hands]
+                boxes = [[int(hand.cards[p]) for p in places] for places in hand.boxes]
+                boxes[self.seat] = [int(hand.cards[p]) for p, _ in self.box]  # in the order the search keeps
+                face_down = [int(hand.cards[p]) for p in hand.stack[1:]]
+                if shuffle_stack:
+                    rng.shuffle(face_down)
+                stack = [int(hand.cards[hand.stack[0]]), *face_down] if hand.stack else []
+                return hands, boxes, stack, dict(zip([p for p, _ in self.box], boxes[self.seat], strict=True))
+
+        search.Knowledge = Told  # for this move only: the opponent may be a search bot in this process
+        try:
+            return super().choose(view)
+        finally:
+            search.Knowledge = Knowledge
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modes", default="hands,all")
@@ -72,15 +108,21 @@ def main() -> None:
                         help="the budget in ISMCTS iterations, as the levels' (default: normal's)")
     parser.add_argument("--seed", type=int, default=901)
     parser.add_argument("--jobs", type=int, default=1, help="deals played at once, each in a process (default 1)")
+    parser.add_argument("--searcher", choices=("pimc", "ismcts"), default="pimc",
+                        help="the search that sees: PIMC (default) or ISMCTS with the end solved")
+    parser.add_argument("--opponent", default="heuristic",
+                        help="one of the game's bots, with its switches if any (default: heuristic)")
     args = parser.parse_args()
     results = []
     for mode in args.modes.split(","):
-        setting = Setting("boxwhist", (), args.players, BotSpec("seeing", (("knows", mode),), maker=Seeing),
-                          BotSpec("heuristic"), args.playouts, None)
+        maker = Seeing if args.searcher == "pimc" else SeeingSearch
+        setting = Setting("boxwhist", (), args.players, BotSpec("seeing", (("knows", mode),), maker=maker),
+                          BotSpec.parse(args.opponent), args.playouts, None)
         r = (duel if args.players == 2 else rotation)(setting, args.pairs, args.seed, args.jobs)
         r["knows"] = mode
+        r["opponent"], r["searcher"] = args.opponent, args.searcher
         results.append(r)
-        print(f"PIMC knowing {mode}: {figures(r)}", flush=True)
+        print(f"{args.searcher} knowing {mode}: {figures(r)}", flush=True)
     print(json.dumps({"results": results}))
 
 
