@@ -110,6 +110,8 @@ def test_hello_gets_welcome_naming_no_game_and_ready_puts_the_key_to_our_person(
     bob = door.arrive(1, "bob")
     welcome = door.last(1)
     assert isinstance(welcome, Welcome) and welcome.game is None and welcome.key == door.me.key
+    # Our person hears who is there while the joiner checks our key (they heard nothing before)
+    assert door.lines() == ["bob is at the door, checking your key before sitting down"]
     actions = door.ready(1)
     assert Vet("bob", bob.key) in actions
     news = door.last(1)  # told at once that it waits for us

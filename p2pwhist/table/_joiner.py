@@ -365,9 +365,8 @@ class JoinerMachine(Playing):
         self.asked.discard(event.key)
         self.vetted[event.key] = event.trusted
         if self.step is Step.VETTING and self.host is not None and event.key == self.host.key:
-            if not event.trusted:
-                why = event.judgement.refused_line() if event.judgement else "the host was not trusted"
-                return self._end(TableError(f"{self.me.name} does not sit down: {why}"))
+            if not event.trusted:  # our person said no; the edge has said which key, and why
+                return self._end(TableError(f"{self.me.name} does not sit down at {self.host.name}'s table"))
             return self._ready(now)
         if self.step is not Step.WAITING or self.conn is None:
             return []

@@ -357,6 +357,8 @@ class Lobby:
         arrival.nonce = self._nonce()
         arrival.stage, arrival.since = Stage.WELCOMED, now
         welcome = Welcome(PROTOCOL_VERSION, self.me.name, self.me.key, arrival.nonce, self.game)
+        if self.phase is Phase.SEATING:  # our person would otherwise hear nothing while they decide
+            out.append(Report(f"{arrival.name} is at the door, checking your key before sitting down"))
         return out + [Send(arrival.conn, encode(welcome))]
 
     def _ready(self, arrival: Arrival, _: Ready, now: float) -> list[Action]:
