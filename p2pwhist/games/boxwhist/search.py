@@ -287,6 +287,20 @@ with 1,000 (hard's budget, not soft) 0.352; IIMC at 22 playouts took +0.024 (-0.
 +0.113) over the same search at 22 without it. A nested playout costs 7 to 17 plain ones, so
 IIMC with enough playouts would need several times normal's time to show what it is worth: not
 kept.
+
+What knowing the cards is worth at 2 players, and so what issue 25's 2-player goals ask
+(``scripts/boxwhist_ceiling.py --searcher ismcts``: this search as it plays at 2 players, at
+normal's budget, no clock, every deal it samples the true one but for the face-down stack's
+order). Against the heuristic it took 0.772 of 268 decided hands (0.719-0.819) over 150 deal
+pairs (seed 911), pairs won/lost 89/4, 0.10 s a move; head to head against the shipped search,
+0.702 of 255 (0.643-0.755) over 150 pairs (seed 902), 74/13, in 13 and 31 minutes. PIMC told the
+same took only 48 of 104 head to head over the first 60 of those pairs (stopped there): its
+heuristic playouts, not what it knows, hold it back against a searching player. So the goal of
+0.70 against the heuristic is 56% of the way from today's 0.61 to what seeing the other hand and
+both boxes gives (0.77), and 0.60 head to head half the way from even to seeing's 0.70. The
+inference measured, even with the heuristic as the exact model of the seat it plays, went 18%
+of the first way for PIMC (0.624 to 0.652 against seeing's 0.778, seed 901, above): what the
+other seat's play tells of its cards is little, and no model of it can tell more.
 """
 
 from __future__ import annotations
