@@ -300,7 +300,8 @@ heuristic playouts, not what it knows, hold it back against a searching player. 
 both boxes gives (0.77), and 0.60 head to head half the way from even to seeing's 0.70. The
 inference measured, even with the heuristic as the exact model of the seat it plays, went 18%
 of the first way for PIMC (0.624 to 0.652 against seeing's 0.778, seed 901, above): what the
-other seat's play tells of its cards is little, and no model of it can tell more.
+other seat's play tells of its cards is little (even the true posterior places few of them
+right, ``inference``'s docstring).
 """
 
 from __future__ import annotations
