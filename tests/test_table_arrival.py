@@ -141,5 +141,5 @@ async def test_a_joiner_expecting_another_host_key_leaves_in_one_line_and_the_ta
     assert [p.name for p in record.table.players] == ["alice", "carol"]
     assert [line for line in hosted.lines if "bob" in line] == [
         "bob is at the door, checking your key before sitting down",
-        "bob left before sitting down (closed the connection)"]
+        "bob left before sitting down, while checking your key (closed the connection)"]
     assert not list(tmp_path.glob("bob*"))

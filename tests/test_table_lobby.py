@@ -143,6 +143,19 @@ def test_nobody_answering_at_all_is_refused_after_the_trust_limit():
     assert isinstance(door.last(1), Refuse) and "did not decide" in door.last(1).reason and 1 in door.closed
 
 
+def test_a_joiner_who_leaves_while_checking_our_key_is_said_to_have_left_then():
+    """Our person hears who was at the door and that they left while checking our key (they
+    may have refused it: a joiner says nothing of that to the host, only closes)."""
+    from p2pwhist.table import Lost
+
+    door = Door()
+    door.arrive(1, "bob")
+    door.feed(Lost(1, "closed the connection"))
+    assert door.lines() == ["bob is at the door, checking your key before sitting down",
+                            "bob left before sitting down, while checking your key (closed the connection)"]
+    assert 1 not in door.machine.lobby.arrivals
+
+
 def test_a_joiner_who_leaves_while_we_decide_withdraws_the_question_with_a_line():
     door = Door()
     bob = door.arrive(1, "bob")

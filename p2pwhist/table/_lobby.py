@@ -255,7 +255,9 @@ class Lobby:
         if bad:
             return [Report(f"Dropped {arrival.name}: it {reason}")]
         # One that said who it is gets a line; a nameless connection (a flood) does not.
-        return [Report(f"{arrival.name} left before sitting down ({reason})")] if arrival.player else []
+        checking = self.phase is Phase.SEATING and arrival.stage is Stage.WELCOMED  # perhaps they refused it
+        when = ", while checking your key" if checking else ""
+        return [Report(f"{arrival.name} left before sitting down{when} ({reason})")] if arrival.player else []
 
     def vetted(self, key: bytes, trusted: bool, judgement: KeyJudgement | None, now: float) -> list[Action]:
         """Our answer about a key: the joiners vetting with it are seated, or refused."""
