@@ -42,17 +42,20 @@ def hands(game, count: int):
 @pytest.mark.parametrize("game", CONFIGS)
 def test_every_table_fits_80_columns_for_every_seat_at_every_move(game):
     """The screens a person reads as the hand goes: the header, the table, the finished tricks
-    or rounds, the notices and the hand's result (the help and the legal-moves list are lists
-    a terminal may wrap)."""
+    or rounds, the notices, the hand's result and the help (but its list of the legal moves, a
+    list a terminal may wrap; the help's first line was 82 columns wide)."""
     text = game_entry(game).text
     names = [seat_names(game.players, seat) for seat in range(game.players)]
     for hand in hands(game, 2):
         for seat in range(game.players):
             view = hand.view(seat)
-            screens = [text.header(view, names[seat], PLAIN, 1), text.table(view, names[seat], PLAIN, 1, [0] * game.players),
+            screens = [text.header(view, names[seat], PLAIN, 1),
+                       text.table(view, names[seat], PLAIN, 1, [0] * game.players),
                        *text.finished_lines(view, 0, names[seat], PLAIN), *text.notices(view)]
             if view.legal_moves:
-                assert text.legal(view, PLAIN) and text.help(view, PLAIN)
+                legal, helped = text.legal(view, PLAIN), text.help(view, PLAIN)
+                assert legal and helped.endswith(legal)
+                screens.append(helped.removesuffix(legal))
             if hand.is_over:
                 screens.append(text.hand_result(hand, hand.result(), names[seat], PLAIN, 1))
             for screen in screens:

@@ -65,7 +65,7 @@ player draws the next card and shows it, so everyone always knows those cards.
 Winning. Most tricks wins the hand (equal most: a draw). Most hands won wins the match."""
 
 HELP = """\
-Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (T or 10 is a ten).
+Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (a ten: T or 10).
 Type box N to play the card in slot N of your box, e.g. box 2.
   ?      list the plays the rules allow you now
 """ + COMMANDS_HELP

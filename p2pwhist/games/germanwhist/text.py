@@ -69,7 +69,7 @@ most of those 13 wins the hand (a variant counts all 26 tricks; equal is then a 
 hands won wins the match."""
 
 HELP = """\
-Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (T or 10 is a ten).
+Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (a ten: T or 10).
   ?      list the plays the rules allow you now
 """ + COMMANDS_HELP
 
