@@ -542,8 +542,11 @@ def test_enter_after_a_hint_plays_the_hints_move() -> None:
     player = TerminalPlayer(view.seat, WORDS, io.StringIO("\nh\n\n"), output, color=False,
                             hints=hint_bot(GAMES["boxwhist"]))
     move = player.choose(view)
-    named = re.search(r"Hint: (\S+) - .*; press Enter to play it\.$", output.getvalue(), re.MULTILINE)
+    named = re.search(r"Hint: (\S+) - [^P]*\nPress Enter to play it, or type another play\.$", output.getvalue(),
+                      re.MULTILINE)
     assert named and view.parse_move(named.group(1)) == move, output.getvalue()
+    # Each of its lines fits 80 columns (the hint's ran to about 100, broken mid-word by the terminal)
+    assert all(len(line) <= 80 for line in named.group(0).splitlines()), named.group(0)
 
 
 def test_lines_typed_before_the_prompt_are_not_played() -> None:
@@ -602,3 +605,23 @@ def test_the_plain_interface_says_whom_it_waits_for_only_while_a_player_chooses(
     assert capsys.readouterr().out.splitlines() == ["Waiting for seat1...",
                                                     "seat1 is asked whether to play another hand...",
                                                     "seat1 is asked whether to stop, the winner being settled..."]
+
+
+def test_a_long_hint_is_broken_between_words_within_80_columns(monkeypatch) -> None:
+    """A hint of Box runs to about 90 columns, which a terminal broke mid-word: it is broken
+    between words, its later lines indented, every word kept."""
+    from p2pwhist.ui import terminal
+
+    hand = _hand(2, seed=3)
+    view = hand.view(hand.current_seat)
+    move = view.legal_moves[-1]
+    long = "Hint: " + " ".join(f"word{n}" for n in range(30))
+    monkeypatch.setattr(terminal, "hint", lambda *args, **kwargs: terminal.Hint(long, move))
+    output = io.StringIO()
+    player = TerminalPlayer(view.seat, WORDS, io.StringIO("h\n\n"), output, color=False,
+                            hints=hint_bot(GAMES["boxwhist"]))
+    assert player.choose(view) == move
+    said = output.getvalue()
+    shown = said[said.index("Hint: "):said.index("Press Enter")].splitlines()
+    assert len(shown) > 1 and all(len(line) <= 80 for line in shown), shown
+    assert all(line.startswith("  ") for line in shown[1:]) and " ".join(" ".join(shown).split()) == long

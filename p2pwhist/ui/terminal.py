@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from p2pwhist.games.match import Match
 from p2pwhist.text import Style
 
 PROMPT = "Your play: "
+LINE_WIDTH = 80  # the columns the tables keep (tests/test_every_game_text.py), and long lines here
 SAY_COMMAND = "/say "  # no move begins with a slash
 _SYMBOLS = "".join(suit.symbol for suit in Suit)
 
@@ -226,11 +228,11 @@ class TerminalPlayer:
                 self.screen.say(words.legal(view, style))
             elif command in ("h", "hint"):
                 said = hint(self.hints, view, thinking=self.thinking)
-                if said.move is None or said.move == only:
-                    self.screen.say(said.line)
-                else:  # as the full screen's Enter plays the hint's card
+                # Broken between words to the width the tables keep (a terminal breaks mid-word)
+                self.screen.say(textwrap.fill(said.line, LINE_WIDTH, subsequent_indent="  "))
+                if said.move is not None and said.move != only:  # as the full screen's Enter plays its card
                     offered = said.move
-                    self.screen.say(f"{said.line}; press Enter to play it.")
+                    self.screen.say("Press Enter to play it, or type another play.")
             elif command == "help":
                 self.screen.say(words.help(view, style))
             elif command == "table":
