@@ -61,6 +61,15 @@ def style_for(stream: TextIO, color: bool | None = None, environ: Mapping[str, s
     return Style(wants_color(stream, environ) if color is None else color, can_print_symbols(stream))
 
 
+def broken(lines: str) -> str:
+    """``lines`` with each line wider than ``LINE_WIDTH`` broken between words, its later parts
+    indented (a terminal breaks a long line mid-word: the legal plays, a hint). Colour codes
+    count as width here, so a coloured line may break a little early, never late."""
+    return "\n".join(textwrap.fill(line, LINE_WIDTH, subsequent_indent="  ", break_long_words=False,
+                                    break_on_hyphens=False) if len(line) > LINE_WIDTH else line
+                      for line in lines.split("\n"))
+
+
 def hint_bot(entry: GameEntry) -> BotFactory | None:
     """The bot whose moves are hints for a person playing ``entry``'s game: its search bot (None
     if it has none: then it gives no hints)."""
@@ -214,7 +223,7 @@ class TerminalPlayer:
         moves = view.legal_moves
         only = moves[0] if len(moves) == 1 else None
         if only is not None:
-            self.screen.say(f"Your only play is {view.describe_move(only)}: press Enter to play it.")
+            self.screen.say(broken(f"Your only play is {view.describe_move(only)}: press Enter to play it."))
         offered = only  # what an empty line plays: the only move, or the last hint's
         _discard_typed_ahead(self.infile)
         while True:
@@ -225,16 +234,15 @@ class TerminalPlayer:
                     return offered
                 continue
             elif command == "?":
-                self.screen.say(words.legal(view, style))
+                self.screen.say(broken(words.legal(view, style)))
             elif command in ("h", "hint"):
                 said = hint(self.hints, view, thinking=self.thinking)
-                # Broken between words to the width the tables keep (a terminal breaks mid-word)
-                self.screen.say(textwrap.fill(said.line, LINE_WIDTH, subsequent_indent="  "))
+                self.screen.say(broken(said.line))
                 if said.move is not None and said.move != only:  # as the full screen's Enter plays its card
                     offered = said.move
                     self.screen.say("Press Enter to play it, or type another play.")
             elif command == "help":
-                self.screen.say(words.help(view, style))
+                self.screen.say(broken(words.help(view, style)))
             elif command == "table":
                 self.screen.say(words.table(view, names, style, self.hand_no, self.screen.points))
             elif command == "quit":
