@@ -179,7 +179,8 @@ def _peer_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _name_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", help="your name at the table, remembered as your next default (default: the name "
-                        "you chose last; at a terminal you are asked once, your login name offered)")
+                        "you chose last; at a terminal you are asked once, your login name offered, or "
+                        "'player' without one)")
 
 
 class _Version(argparse.Action):
