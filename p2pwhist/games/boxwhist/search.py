@@ -264,7 +264,9 @@ ISMCTS, which it leaves as it was). Hard against normal (``duplicate.py --level 
 --opponent-level normal``, no clock): at 3 players 0.409 of 93 points (0.339-0.478) over 38
 deals (seed 823), 17/5, 1.15 s a move: clear of the fair share, just; at 4 players 0.271 of 118
 (0.216-0.327) over 39 deals (seed 804), 19/10, 1.04 s a move, where hard without ``soft`` took
-0.179 over 24 of those deals (above): not shown stronger than normal. That is not solved here.
+0.179 over 24 of those deals (above): not shown stronger than normal; over 60 more deals (seed
+904, the same switches) 0.294 of 184 points (0.246-0.341), 26/14, 1.17 s a move with no clock:
+above the fair share in both runs, clear of it in neither. That is not solved here.
 ``soft`` costs no more time: hard with it at 3 players, idle (``scripts/time_cap.py --only
 'boxwhist search 3p' --moves 40 --load 0``), 1.45 / 2.32 / 2.64 s a move (mean / 95th
 percentile / max), none at the cap.
