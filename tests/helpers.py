@@ -1,9 +1,12 @@
-"""Building fixed deals for scenario tests."""
+"""Building fixed deals for scenario tests, and hands played at random."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterator
+
 from p2pwhist.cards import Card, Suit
-from p2pwhist.games.base import HonourPolicy
+from p2pwhist.games.base import GameEntry, HonourPolicy, View
 from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhist, BoxWhistHand, Layout
 
 
@@ -87,3 +90,16 @@ def check_one_move_per_run(view, distinct, equivalent) -> tuple[int, int]:
     apart = sum(int(view.card(a.position)) // 13 == int(view.card(b.position)) // 13
                 for a in distinct for b in distinct if a != b)
     return len(legal) - len(distinct), apart
+
+
+def turns(entry: GameEntry, players: int, seed: int, **options: str) -> Iterator[View]:
+    """Every view of a seat to move in a hand played at random."""
+    rng = random.Random(seed)
+    game = entry.make(players, **options)
+    deck = list(game.deck())
+    rng.shuffle(deck)
+    hand = game.new_hand(rng.randrange(players), [], deck)
+    while (seat := hand.current_seat) is not None:
+        view = hand.view(seat)
+        yield view
+        hand.apply(rng.choice(view.legal_moves))

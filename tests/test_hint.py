@@ -9,29 +9,16 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
 
 import pytest
+from helpers import turns
 
-from p2pwhist.games.base import GameEntry, Play, View
+from p2pwhist.games.base import Play, View
 from p2pwhist.games.bots import Weighed
 from p2pwhist.games.box.search import BoxSearchBot
 from p2pwhist.games.boxwhist.search import SearchBot
 from p2pwhist.games.registry import GAMES
 from p2pwhist.ui.terminal import Hint, Thinking, hint, hint_bot
-
-
-def turns(entry: GameEntry, players: int, seed: int, **options: str) -> Iterator[View]:
-    """Every view of a seat to move in a hand played at random."""
-    rng = random.Random(seed)
-    game = entry.make(players, **options)
-    deck = list(game.deck())
-    rng.shuffle(deck)
-    hand = game.new_hand(rng.randrange(players), [], deck)
-    while (seat := hand.current_seat) is not None:
-        view = hand.view(seat)
-        yield view
-        hand.apply(rng.choice(view.legal_moves))
 
 
 @pytest.mark.parametrize("name, players, options, words", [

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from helpers import turns
 from test_every_game_properties import peer_of, random_hand
 
 from p2pwhist import text
@@ -24,7 +25,7 @@ from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, play_match, shuffled_deck
 from p2pwhist.text import Style
 from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
-from p2pwhist.ui.terminal import hint_bot, style_for, wants_color
+from p2pwhist.ui.terminal import broken, hint_bot, style_for, wants_color
 
 REPO = Path(__file__).resolve().parent.parent
 WORDS = GAMES["boxwhist"].text
@@ -631,24 +632,13 @@ def test_the_legal_plays_are_broken_between_words_within_80_columns() -> None:
     """"You may play: 3♣; or from your box: box 1 (A♦), …, box 4 (7♦)" ran past 80 columns,
     which a terminal broke inside "(7♦)": every game's list, as ``?`` says it, is broken
     between words, every word kept."""
-    from p2pwhist.text import Style
-    from p2pwhist.ui.terminal import broken
-
     plain, long_lines = Style(color=False, symbols=True), 0
     for name, players in (("boxwhist", 2), ("boxwhist", 4), ("box", 4), ("germanwhist", 2)):
         entry = GAMES[name]
-        rng = random.Random(5)
-        for _ in range(3):
-            game = entry.make(players)
-            deck = list(game.deck())
-            rng.shuffle(deck)
-            hand = game.new_hand(0, [], deck)
-            while (seat := hand.current_seat) is not None:
-                view = hand.view(seat)
-                said = entry.text.legal(view, plain)
-                shown = broken(said).splitlines()
-                long_lines += any(len(line) > 80 for line in said.splitlines())
-                assert all(len(line) <= 80 for line in shown), shown
-                assert " ".join(" ".join(shown).split()) == " ".join(said.split())
-                hand.apply(rng.choice(view.legal_moves))
+        for view in (view for seed in range(3) for view in turns(entry, players, seed)):
+            said = entry.text.legal(view, plain)
+            shown = broken(said).splitlines()
+            long_lines += any(len(line) > 80 for line in said.splitlines())
+            assert all(len(line) <= 80 for line in shown), shown
+            assert " ".join(" ".join(shown).split()) == " ".join(said.split())
     assert long_lines  # some list ran past 80 columns, and was broken
