@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Iterable
+from typing import Iterable, TypeVar
 
 
 class Suit(enum.IntEnum):
@@ -155,7 +155,11 @@ def format_cards(cards: Iterable[Card | None]) -> str:
     return " ".join("?" if card is None else str(card) for card in cards)
 
 
-def sort_for_display(cards: Iterable[Card | None]) -> list[Card | None]:
+# Cards, or cards some of which are never revealed (None): what is sorted comes back typed alike.
+_Shown = TypeVar("_Shown", Card, Card | None)
+
+
+def sort_for_display(cards: Iterable[_Shown]) -> list[_Shown]:
     """Group by suit (spades, hearts, clubs, diamonds alternate colours), high to low; cards
     never revealed (None) last."""
     order = {Suit.SPADES: 0, Suit.HEARTS: 1, Suit.CLUBS: 2, Suit.DIAMONDS: 3}

@@ -502,7 +502,7 @@ def _playing(command: str) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
         from p2pwhist import cli_play
 
-        return getattr(cli_play, f"{command}_command")(args)  # type: ignore[no-any-return]
+        return getattr(cli_play, f"{command}_command")(args)
     return run
 
 

@@ -114,7 +114,7 @@ class _Display:
         self.level = level  # the search bot's as given (None: its default)
         self.thinking = thinking  # how the search bot thinks
         self.hinting = hinting  # how the hints think
-        self.bot = None  # made once the game is known: a joiner learns it from START
+        self.bot: Steady | None = None  # made once the game is known: a joiner learns it from START
         self.watch = watch
         self.ui: TerminalPlayer | None = None  # made once the seat and the names are known
         self.words: GameText | None = None
@@ -133,10 +133,19 @@ class _Display:
         if self.bot_name is not None:
             # In a worker thread: a searching bot thinks for up to a second, and the peer must
             # stay responsive meanwhile (the host relays, timeouts run).
-            return Agent(lambda view: self.bot.choose(view), threaded=True)  # type: ignore[union-attr]
-        return Agent(lambda view: self.ui.choose(view), threaded=True,  # type: ignore[union-attr]
-                     wish=lambda: self.ui.another_hand(),  # type: ignore[union-attr]
-                     stop=lambda: self.ui.stop_early())  # type: ignore[union-attr]
+            return Agent(lambda view: self._bot().choose(view), threaded=True)
+        return Agent(lambda view: self._terminal().choose(view), threaded=True,
+                     wish=lambda: self._terminal().another_hand(), stop=lambda: self._terminal().stop_early())
+
+    # The agent is made before the game is known, and asks for these once it is.
+
+    def _bot(self) -> Steady:
+        assert self.bot is not None, "made at START, before any move is asked for"
+        return self.bot
+
+    def _terminal(self) -> TerminalPlayer:
+        assert self.ui is not None, "made at START, before anything is asked"
+        return self.ui
 
     def talk_options(self) -> dict[str, Any]:
         """The edge's ends of table talk (``PeerOptions.hear``, ``say``): none without it."""
@@ -151,6 +160,10 @@ class _Display:
             self.talk[0].send_nowait(text)
         except trio.WouldBlock:
             self.report("Not said: the table has not taken your last lines yet.")
+
+    def _say_from_thread(self, text: str) -> None:
+        """``_say`` from the line interface's thread."""
+        trio.from_thread.run_sync(self._say, text)
 
     def report(self, line: str) -> None:
         """A line from the network edge: on the full-screen table's message line, or as a line
@@ -204,7 +217,7 @@ class _Display:
             names = list(self.names)
             if not self.watch:
                 names[seat] = YOU
-            said = None if self.talk is None or self.watch else partial(trio.from_thread.run_sync, self._say)
+            said = None if self.talk is None or self.watch else self._say_from_thread
             self.ui = TerminalPlayer(seat, self.words, sys.stdin, sys.stdout, names=names, hints=hint_bot(entry),
                                      say=said, thinking=self.hinting)
 
@@ -230,7 +243,7 @@ def _finish(record: GameRecord, told_hands: int = 0) -> None:
     reason = outcome.reason(names)  # who left, or declined, or that everyone agreed to stop
     if reason is not None:
         print(f"{reason}.")
-    print(f"Match over. {match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
+    print(f"Match over. {match_line(names, outcome.points, outcome.winner, None if left is None else left.seat)}.")
     print(check_line(record.transcript), flush=True)
 
 
@@ -322,7 +335,7 @@ def _finished(args: argparse.Namespace) -> bool:
     outcome, names = verdict.session.outcome, [p.name for p in verdict.session.table.players]
     left = outcome.forfeited
     print(f"{path} holds a match that is over. "
-          f"{match_line(names, outcome.points, outcome.winner, left and left.seat)}.")
+          f"{match_line(names, outcome.points, outcome.winner, None if left is None else left.seat)}.")
     return True
 
 
@@ -496,8 +509,11 @@ def watch_command(args: argparse.Namespace) -> int:
     else:
         record = _trio_run(full.run, watch, options, address, port, args.expect)
         if record is None:  # q: the transcript so far is a valid prefix of the table's log
-            print(f"You stopped watching. The log so far, each message checked, is in {options.transcript}")
-            print(check_line(options.transcript), flush=True)
+            transcript = options.transcript
+            # q is read only on the screen, which the game's first event opens: its files are made by then
+            assert transcript is not None
+            print(f"You stopped watching. The log so far, each message checked, is in {transcript}")
+            print(check_line(transcript), flush=True)
             return 0
     _finish(record, lines.told_hands)  # none told on the full screen, which is gone
     return 0
@@ -731,9 +747,11 @@ def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
     length = MatchLength(hands=args.hands)
     full = None if args.watch else _full_screen(args, True)
     if full is None:
-        ui = (Watcher(entry.text, sys.stdout) if args.watch
-              else TerminalPlayer(0, entry.text, sys.stdin, sys.stdout, hints=hint_bot(entry), thinking=_hinting(args)))
-        if not args.watch:
+        ui: Watcher | TerminalPlayer
+        if args.watch:
+            ui = Watcher(entry.text, sys.stdout)
+        else:
+            ui = TerminalPlayer(0, entry.text, sys.stdin, sys.stdout, hints=hint_bot(entry), thinking=_hinting(args))
             bots[0] = ui
         on_move = ui.on_move if isinstance(ui, Watcher) else None
         ui.match_over(play_match(game, length, bots, rng, on_hand=ui.hand_over, on_move=on_move))

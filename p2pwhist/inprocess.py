@@ -43,11 +43,13 @@ def run(sessions: Sequence[Session], bots: Sequence[Bot]) -> None:
                 return
             raise RuntimeError("no session can move, but the match is not over")
         actor = actors[0]
-        value = bots[actor.seat].choose(actor.view()) if actor.need is Need.MOVE else False
+        seat = actor.seat
+        assert seat is not None  # an observer only ever needs PEER or DONE
+        value = bots[seat].choose(actor.view()) if actor.need is Need.MOVE else False
         message = actor.produce(value)
         for other in sessions:
             if other is not actor:
-                other.receive(message.raw, actor.seat)
+                other.receive(message.raw, seat)
 
 
 def random_match(game: Game, hands: int = 1, seed: int = 0) -> list[Session]:

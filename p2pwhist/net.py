@@ -34,7 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pwhist.addresses import host_port
 from p2pwhist.bodies import Player, Table, TimeLimits
 from p2pwhist.gamefiles import GameFiles, our_unfinished, reopen, unfinished
-from p2pwhist.games.base import ConfigError, Game, Play
+from p2pwhist.games.base import ConfigError, Game, Play, View
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import game_entry
 from p2pwhist.home import HomeError, KnownPeers
@@ -110,14 +110,15 @@ class Agent:
     change the result). Unthreaded, ``choose``, ``wish`` and ``stop`` may return awaitables,
     awaited on the event loop (the full-screen table runs there)."""
 
-    def __init__(self, choose: Callable[[object], Play], threaded: bool,
-                 wish: Callable[[], bool] | None = None, stop: Callable[[], bool] | None = None) -> None:
+    def __init__(self, choose: Callable[[View], Play | Awaitable[Play]], threaded: bool,
+                 wish: Callable[[], bool | Awaitable[bool]] | None = None,
+                 stop: Callable[[], bool | Awaitable[bool]] | None = None) -> None:
         self._choose = choose
         self._threaded = threaded
         self._wish = wish
         self._stop = stop
 
-    async def choose(self, view: object) -> Play:
+    async def choose(self, view: View) -> Play:
         return await self._call(self._choose, view)
 
     async def wish(self) -> bool:
@@ -670,7 +671,7 @@ async def host(options: PeerOptions, table_options: HostOptions,
             where = f"{table_options.bind or 'every address'}, port {table_options.port}"
             raise ConfigError(f"cannot listen on {where}: {_os_words(error)} "
                               "(choose another with --port or --bind)") from None
-        port = listeners[0].socket.getsockname()[1]  # type: ignore[attr-defined]
+        port = listeners[0].socket.getsockname()[1]
     game = table_options.game
 
     def create(action: Action) -> tuple[Session, GameFiles]:

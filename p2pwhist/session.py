@@ -190,6 +190,7 @@ _WHY_OF_BODY: dict[type, Why] = {
 }
 
 BodyT_co = TypeVar("BodyT_co", bound=Body, covariant=True)
+_ErrorT = TypeVar("_ErrorT", bound=SessionError)
 # A deck message that is a log message's whole body (a claim travels inside a PLAY).
 _DeckBody: TypeAlias = Commitment | ShufflePass | LockPass | PositionKeys | SecretReveal
 
@@ -339,7 +340,7 @@ class Session:
         if need in (Need.PEER, Need.DONE):
             raise LocalError(f"it is not our turn to send (waiting for {need.value})")
         turn = self._turn
-        assert turn is not None and turn.make is not None and self._key is not None
+        assert turn is not None and turn.make is not None and self._key is not None and self.seat is not None
         anomaly = self._to_dispute
         if anomaly is not None:  # our turn comes: dispute the bad reveal instead
             dispute = Dispute(anomaly.position, one_line(str(anomaly)))
@@ -430,7 +431,7 @@ class Session:
         return message
 
     def _refuse(self, error: RemoteError, fatal: bool) -> RemoteError:
-        return self._fail(error) if fatal else error  # type: ignore[return-value]
+        return self._fail(error) if fatal else error
 
     def take(self, message: SignedMessage) -> SignedMessage:
         """Take a message that passed ``check``: the schedule, then its body."""
@@ -473,9 +474,9 @@ class Session:
     def abort(self, reason: str, culprit: int | None = None) -> SignedMessage:
         """Our signed notice that we stop the game, and whom we blame, to send to the others
         before leaving (and to keep in our transcript)."""
-        if self._key is None:
+        if self._key is None or self.seat is None:
             raise LocalError("an observer sends nothing")
-        message = seal(self._key, len(self.log), self.head, self.seat, Abort(one_line(reason), culprit))  # type: ignore[arg-type]
+        message = seal(self._key, len(self.log), self.head, self.seat, Abort(one_line(reason), culprit))
         self.log.append(message)
         # Leaving costs the match, unless we stop over a message of the culprit's that the log
         # holds and every other seat refuses as we did (a proven breach).
@@ -483,9 +484,9 @@ class Session:
         proven = isinstance(error, RemoteError) and not isinstance(error, Convicted) and error.seat == culprit \
             and culprit != self.seat
         if self._begun and self._leaver is None and not proven:
-            self._settle_forfeit(self.seat, reason, message.seq,  # type: ignore[arg-type]
+            self._settle_forfeit(self.seat, reason, message.seq,
                                  culprit if culprit not in (None, self.seat) else None)
-        self._error = self._error or Aborted(self.seat, reason, culprit)  # type: ignore[arg-type]
+        self._error = self._error or Aborted(self.seat, reason, culprit)
         return message
 
     def forfeit(self, seat: int, reason: str) -> SignedMessage:
@@ -493,10 +494,10 @@ class Session:
         away past the table's wait or took longer than the limit, and loses the match
         (session.md §7). The other remaining seats then sign the same, and each signs FINAL."""
         self._check_alive()
-        if self._key is None:
+        if self._key is None or self.seat is None:
             raise LocalError("an observer sends nothing")
         notice = Forfeit(seat, one_line(reason))
-        message = seal(self._key, len(self.log), self.head, self.seat, notice)  # type: ignore[arg-type]
+        message = seal(self._key, len(self.log), self.head, self.seat, notice)
         refusal = self._forfeit_refusal(message.seat, notice)
         if refusal is not None:
             raise LocalError(f"we may not declare that forfeit: {refusal}")
@@ -523,7 +524,7 @@ class Session:
         if self._error is not None:
             raise LocalError(f"the session is over: {self._error}")
 
-    def _fail(self, error: SessionError) -> SessionError:
+    def _fail(self, error: _ErrorT) -> _ErrorT:
         self._error = error
         self._turn = None
         return error
@@ -756,9 +757,10 @@ class Session:
         """Shuffle passes, then lock passes, each seat in order (every seat has committed).
         Starts a new record of which keys each seat has published."""
         self._published = [set() for _ in range(self.players)]
-        for body, make in ((ShufflePass, Deck.shuffle_pass), (LockPass, Deck.lock_pass)):
-            for seat in range(self.players):
-                yield from self._deck_step(deck, _Turn(seat, body, make=lambda _, m=make: m(deck)))
+        for seat in range(self.players):
+            yield from self._deck_step(deck, _Turn(seat, ShufflePass, make=lambda _: deck.shuffle_pass()))
+        for seat in range(self.players):
+            yield from self._deck_step(deck, _Turn(seat, LockPass, make=lambda _: deck.lock_pass()))
         self._open_deck = deck
 
     def _deck_step(self, deck: Deck, turn: _Turn[_DeckBody]) -> Generator[_Turn, SignedMessage, tuple[Revealed, ...]]:
@@ -798,10 +800,11 @@ class Session:
         position the mover may see, in seat order; then the mover, right before its move.
         Each publishes everything it owes; the rest wait until a mover needs them. Once the
         hand is over nobody moves: the SECRETs reveal every card."""
-        if hand.is_over:
+        mover = hand.current_seat
+        if mover is None:  # the hand is over
             return
         seen_by = [hand.visible_to(seat) for seat in range(self.players)]  # unchanged by keys
-        sender, mover = self.log[-1].seat, hand.current_seat
+        sender = self.log[-1].seat
         others = [seat for seat in range(self.players) if seat not in (sender, mover)]
         yield from self._publish(deck, seen_by, [sender], learn)
         yield from self._publish(deck, seen_by, others, learn, needed=seen_by[mover])
@@ -874,8 +877,8 @@ class Session:
 
         moves: list[Play] = []
         yield from self._keys(deck, hand, learn)
-        while not hand.is_over:
-            turn = _Turn(hand.current_seat, CardPlay, Need.MOVE, lambda move: self._make_play(deck, hand, move))
+        while (mover := hand.current_seat) is not None:  # until the hand is over
+            turn = _Turn(mover, CardPlay, Need.MOVE, lambda move: self._make_play(deck, hand, move))
             message = yield turn
             move, blind = self._read_play(message, turn.body_of(message), deck, hand, learn)
             try:

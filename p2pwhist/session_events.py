@@ -79,7 +79,7 @@ class Outcome:
         """The match's end in words, for every interface, at once: "bob would rather stop: the
         match is over. Points: alice 2, bob 1; alice wins the match." """
         left = self.forfeited
-        result = match_line(names, self.points, self.winner, left and left.seat) + "."
+        result = match_line(names, self.points, self.winner, None if left is None else left.seat) + "."
         reason = self.reason(names)
         if reason is None:
             return f"The match is over. {result}"

@@ -21,11 +21,12 @@ output, 1 if ``signature`` is the seat's signature of ``signed``, else 0, in ord
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from collections import deque
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Self, cast
 
 import msgpack
 from cryptography.exceptions import InvalidSignature
@@ -157,7 +158,9 @@ def _start_helper(keys: list[bytes]) -> subprocess.Popen[bytes] | None:
 
 def _helper_main() -> None:
     """The helper: verdicts for the messages on standard input (see the module docstring)."""
-    source, out = sys.stdin.buffer, sys.stdout.buffer
+    # Standard input is the verifier's pipe (``_start_helper``), which Python reads through a
+    # BufferedReader: its read1 returns what has arrived, without waiting for more.
+    source, out = cast(io.BufferedReader, sys.stdin.buffer), sys.stdout.buffer
     unpacker = msgpack.Unpacker(max_buffer_size=1 << 24)
     keys: list[Ed25519PublicKey | None] | None = None
     while chunk := source.read1(1 << 16):

@@ -122,10 +122,14 @@ def tally(names: Sequence[str], counts: Sequence[int]) -> str:
 
 
 class Breach(Protocol):
-    """A rule on honour broken in a trick-taking hand (a revoke): who, and in which trick."""
+    """A rule on honour broken in a trick-taking hand (a revoke): who, and in which trick.
+    Read-only, so that the games' frozen records (``Revoke``) are breaches."""
 
-    seat: int
-    trick: int
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def trick(self) -> int: ...
 
 
 def point_winner(points: Sequence[int]) -> int | None:

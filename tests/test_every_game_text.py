@@ -7,6 +7,7 @@ card is in ``test_every_game_properties.py``.
 - The cells of the hand pane are the seat's cards, the legal ones exactly its legal moves, each
   typed back as itself; no other seat has a legal cell.
 - The full-screen table, drawn at 80×24, shows the whole hand pane and the table's first line.
+- A spectator's line for a move reads a hand that knows only the cards revealed to it.
 """
 
 from __future__ import annotations
@@ -111,3 +112,22 @@ def test_the_full_screen_table_at_80_by_24_shows_the_whole_hand(game):
                 assert cell.label in shown, f"{cell.label} is not on the screen:\n{shown}"
 
     trio.run(main)
+
+
+@pytest.mark.parametrize("game", CONFIGS)
+def test_a_spectators_move_line_needs_no_card_its_hand_has_not_learned(game):
+    """A spectator's hand learns a card once the deck reveals it, and a reveal that fails (a
+    bad key) leaves even a face-up card unlearned while play goes on. Box Whist's and German
+    Whist's line for a lead names the face-up stack card the trick is played for, and raised
+    AttributeError on one not learned; now it says the card is not yet revealed."""
+    rng = random.Random(game.players)
+    deck = list(game.deck())
+    rng.shuffle(deck)
+    hand = game.new_hand(0, (), None)
+    seat = hand.current_seat
+    for position in hand.visible_to(seat) - hand.visible_to(None):  # the leader's own cards, no face-up one
+        hand.learn(position, deck[position])
+    move = hand.legal_moves()[0]
+    hand.apply(move)
+    line = game_entry(game).text.move(hand, seat, move, seat_names(game.players), PLAIN)
+    assert "None" not in line, line

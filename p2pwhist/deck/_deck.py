@@ -88,6 +88,15 @@ class Revealed:
     card: Card
 
 
+@dataclass(frozen=True, slots=True)
+class _Own:
+    """What a seat holds and an observer does not: its number, its secret and the keys from it."""
+
+    seat: int
+    secret: bytes
+    keys: SeatKeys
+
+
 class Deck:
     """One seat's part in dealing one hand's deck; see the package docstring for its use."""
 
@@ -95,16 +104,18 @@ class Deck:
         """A seat's deck; ``seat`` and ``secret`` None make an observer (see ``observer``)."""
         if type(params) is not DeckParams:
             raise LocalDeckError(f"params must be DeckParams, not {type(params).__name__}")
+        keys = None
         if seat is not None:
             params.check_seat(seat)
             if type(secret) is not bytes or len(secret) != SECRET_BYTES:
                 raise LocalDeckError(f"the secret must be {SECRET_BYTES} bytes of OS randomness")
+            keys = SeatKeys(params, seat, secret)
         elif secret is not None:
             raise LocalDeckError("an observer has no secret")
         self.params = params
         self.seat = seat
         self._secret = secret
-        self._keys = None if seat is None else SeatKeys(params, seat, secret)  # type: ignore[arg-type]
+        self._keys = keys
         self._others = tuple(s for s in range(params.seats) if s != seat)
         self._phase = Phase.COMMITTING
         self._commitments: list[bytes | None] = [None] * params.seats
@@ -190,63 +201,62 @@ class Deck:
     # Actions: each returns the message to broadcast and records it as sent.
 
     def commit(self) -> Commitment:
-        self._require(Phase.COMMITTING, "commit")
-        if self._commitments[self.seat] is not None:
+        own = self._require(Phase.COMMITTING, "commit")
+        if self._commitments[own.seat] is not None:
             raise LocalDeckError("this seat has already committed")
-        message = Commitment(commitment(self.params, self.seat, self._secret))
-        self._take_commitment(self.seat, message.digest)
+        message = Commitment(commitment(self.params, own.seat, own.secret))
+        self._take_commitment(own.seat, message.digest)
         return message
 
     def shuffle_pass(self) -> ShufflePass:
-        self._require_turn(Phase.SHUFFLING, "shuffle")
+        own = self._require_turn(Phase.SHUFFLING, "shuffle")
         deck = self._encodings.points if not self._passes else self._next_input
-        message = ShufflePass(_passes.shuffle_pass(deck, self._keys))
+        message = ShufflePass(_passes.shuffle_pass(deck, own.keys))
         self._take_pass(message.points)
         return message
 
     def lock_pass(self) -> LockPass:
-        self._require_turn(Phase.LOCKING, "lock")
-        message = LockPass(_passes.lock_pass(self._next_input, self._keys))
+        own = self._require_turn(Phase.LOCKING, "lock")
+        message = LockPass(_passes.lock_pass(self._next_input, own.keys))
         self._take_pass(message.points)
         return message
 
     def keys_for(self, positions: Iterable[int]) -> PositionKeys:
         """This seat's keys for ``positions``: to reveal them to the seats that hold all others."""
-        self._require(Phase.REVEALING, "publish keys")
+        own = self._require(Phase.REVEALING, "publish keys")
         chosen = list(positions)
         if not chosen:
             raise LocalDeckError("publish keys for at least one position")
         for position in chosen:
             self._check_position(position)
         chosen = sorted(set(chosen))
-        message = PositionKeys(tuple(PositionKey(j, self._keys.position_keys[j]) for j in chosen))
-        self._published.append(Published(self.seat, message))
+        message = PositionKeys(tuple(PositionKey(j, own.keys.position_keys[j]) for j in chosen))
+        self._published.append(Published(own.seat, message))
         for j in chosen:
-            self._keys_at[j][self.seat] = self._keys.position_keys[j]
+            self._keys_at[j][own.seat] = own.keys.position_keys[j]
         return message
 
     def claim(self, position: int) -> Claim:
         """Play the card at ``position``, which was revealed to this seat."""
-        self._require(Phase.REVEALING, "claim a card")
+        own = self._require(Phase.REVEALING, "claim a card")
         self._check_position(position)
         card = self._cards.get(position)
         if card is None:
-            raise LocalDeckError(f"position {position} was not revealed to seat {self.seat}")
-        message = Claim(position, card, self._keys.position_keys[position])
-        self._published.append(Published(self.seat, message))
-        self._keys_at[position][self.seat] = message.key
+            raise LocalDeckError(f"position {position} was not revealed to seat {own.seat}")
+        message = Claim(position, card, own.keys.position_keys[position])
+        self._published.append(Published(own.seat, message))
+        self._keys_at[position][own.seat] = message.key
         return message
 
     def reveal_secret(self) -> SecretReveal:
         """End the hand: this seat's secret, for everyone to audit it."""
-        if self._keys is None:
-            raise LocalDeckError("an observer has no secret to reveal")
-        if self._commitments[self.seat] is None:
+        own = self._own("an observer has no secret to reveal")
+        if self._commitments[own.seat] is None:
             raise LocalDeckError("a seat reveals its secret only after committing to it")
-        if self._secrets[self.seat] is not None:
+        if self._secrets[own.seat] is not None:
             raise LocalDeckError("this seat has already revealed its secret")
-        self._take_secret(self.seat, self._secret)
-        return SecretReveal(self._secret)
+        self._take_secret(own.seat, own.secret)
+        return SecretReveal(own.secret)
 
     # Peer input
 
@@ -393,8 +403,8 @@ class Deck:
     def _all_keys(self, position: int) -> list[int]:
         """Every seat's key for ``position``: the others' as published, and this seat's own."""
         keys = dict(self._keys_at[position])
-        if self._keys is not None:
-            keys[self.seat] = self._keys.position_keys[position]  # type: ignore[index]
+        if self.seat is not None and self._keys is not None:
+            keys[self.seat] = self._keys.position_keys[position]
         return list(keys.values())
 
     def _decrypt(self, position: int) -> Revealed:
@@ -451,16 +461,23 @@ class Deck:
                 f"position must be an int in 0..{self.params.size - 1}, not {position!r}"
             )
 
-    def _require(self, phase: Phase, action: str) -> None:
-        if self._keys is None:
-            raise LocalDeckError(f"an observer cannot {action}")
+    def _own(self, refusal: str) -> _Own:
+        """This seat's own part; ``refusal`` is the error for an observer, which has none."""
+        if self.seat is None or self._secret is None or self._keys is None:
+            raise LocalDeckError(refusal)
+        return _Own(self.seat, self._secret, self._keys)
+
+    def _require(self, phase: Phase, action: str) -> _Own:
+        own = self._own(f"an observer cannot {action}")
         if self._phase is not phase:
             raise LocalDeckError(f"cannot {action}: the deck is {self._phase.value}")
+        return own
 
-    def _require_turn(self, phase: Phase, action: str) -> None:
-        self._require(phase, action)
-        if self.turn != self.seat:
+    def _require_turn(self, phase: Phase, action: str) -> _Own:
+        own = self._require(phase, action)
+        if self.turn != own.seat:
             raise LocalDeckError(f"cannot {action}: it is seat {self.turn}'s turn")
+        return own
 
 
 _HANDLERS: dict[type, Callable[[Deck, int, Any], tuple[Revealed, ...]]] = {

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, Self, TypeAlias
 
 from p2pwhist.cards import N_CARDS, Card
 from p2pwhist.deck._curve import SCALAR_BYTES, X_BYTES, N, P
@@ -144,7 +144,7 @@ class _DeckPass:
         return [self.TYPE.value, list(self.points)]
 
     @classmethod
-    def from_wire(cls, obj: Any) -> _DeckPass:
+    def from_wire(cls, obj: Any) -> Self:
         (points,) = _fields(obj, cls.TYPE, 1)
         return cls(tuple(_array(points, 1, MAX_POSITIONS, "points", cls.TYPE.step)))
 

@@ -16,7 +16,7 @@ import enum
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from p2pwhist.cards import Card, CardError
 from p2pwhist.text import Style
@@ -118,7 +118,8 @@ class View(Protocol):
     With ``seat`` None it is the public observer, a spectator's: only what every seat may see
     (``visible_to(None)``), no hand or box of its own, no legal move, every move refused."""
 
-    seat: int | None
+    @property
+    def seat(self) -> int | None: ...
 
     @property
     def players(self) -> int: ...
@@ -144,8 +145,11 @@ class View(Protocol):
 class HandState(Protocol):
     """One hand in progress: the rules engine proper (OpenSpiel's ``State``)."""
 
-    players: int
-    dealer: int
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def dealer(self) -> int: ...
 
     @property
     def current_seat(self) -> int | None: ...  # None once the hand is over
@@ -174,8 +178,15 @@ class HandState(Protocol):
     def tags(self) -> dict[str, str]: ...  # the game's own facts about the hand, for records
 
 
-class Game(Protocol):
-    """A game: static facts plus a factory of hands (OpenSpiel's ``Game``)."""
+# A game's own hand and view types. Its engine and words take its own hands and views only (Box
+# Whist's next trump is read from its previous hand), so the interfaces below are generic in them.
+HandT = TypeVar("HandT", bound=HandState)
+HandT_contra = TypeVar("HandT_contra", bound=HandState, contravariant=True)
+ViewT_contra = TypeVar("ViewT_contra", bound=View, contravariant=True)
+
+
+class Game(Protocol[HandT]):
+    """A game: static facts plus a factory of its own hands, ``HandT`` (OpenSpiel's ``Game``)."""
 
     name: ClassVar[str]
     # The most points one hand gives a seat towards the match (``HandResult.points``): what
@@ -189,13 +200,13 @@ class Game(Protocol):
 
     def first_dealer(self, cut: Sequence[Card]) -> int: ...
 
-    def new_hand(self, dealer: int, previous: Sequence[HandState], cards: Sequence[Card | None] | None = None,
-                 honour: HonourPolicy = HonourPolicy.REFUSE) -> HandState: ...
+    def new_hand(self, dealer: int, previous: Sequence[HandT], cards: Sequence[Card | None] | None = None,
+                 honour: HonourPolicy = HonourPolicy.REFUSE) -> HandT: ...
 
     def to_wire(self) -> dict[str, Any]: ...
 
     @staticmethod
-    def from_wire(obj: object) -> Game: ...
+    def from_wire(obj: object) -> Game[HandT]: ...
 
 
 def lowest_cut(players: int, cut: Sequence[Card]) -> int:
@@ -253,49 +264,51 @@ class Cell:
     legal: bool
 
 
-class GameText(Protocol):
+class GameText(Protocol[ViewT_contra, HandT_contra]):
     """How a game reads to people: every screen and record line that depends on its rules. A
     player's screens read its ``View`` only, so they cannot show a card it may not see; the
-    spectator's (``deal``, ``move``) and the record's read the whole hand."""
+    spectator's (``deal``, ``move``) and the record's read the whole hand. Views and hands are
+    the game's own (``ViewT_contra``, ``HandT_contra``)."""
 
     title: str  # "Box Whist"
     rules: str  # the rules, written for players
     typed: str  # examples of moves as a person types them, for a help line: "QS, box 2"
 
-    def header(self, view: View, names: Sequence[str], style: Style, hand_no: int) -> str: ...
+    def header(self, view: ViewT_contra, names: Sequence[str], style: Style, hand_no: int) -> str: ...
 
-    def table(self, view: View, names: Sequence[str], style: Style, hand_no: int | None = None,
+    def table(self, view: ViewT_contra, names: Sequence[str], style: Style, hand_no: int | None = None,
               points: Sequence[int] | None = None) -> str: ...  # all the seat may know, as it is asked to move
 
-    def legal(self, view: View, style: Style) -> str: ...  # its legal moves, as they are typed
+    def legal(self, view: ViewT_contra, style: Style) -> str: ...  # its legal moves, as they are typed
 
-    def help(self, view: View, style: Style) -> str: ...  # how to type moves, and the legal ones
+    def help(self, view: ViewT_contra, style: Style) -> str: ...  # how to type moves, and the legal ones
 
     def refusal(self, refused: IllegalMove) -> str: ...  # one line
 
     # Tricks or rounds finished and told in full: up to the first whose line names a card the
     # deck has yet to reveal to ``view`` (a stack draw), since the line interface prints each once.
-    def finished(self, view: View) -> int: ...
+    def finished(self, view: ViewT_contra) -> int: ...
 
-    def finished_lines(self, view: View, start: int, names: Sequence[str], style: Style) -> list[str]: ...
+    def finished_lines(self, view: ViewT_contra, start: int, names: Sequence[str], style: Style) -> list[str]: ...
 
-    def hand_result(self, hand: HandState, result: HandResult, names: Sequence[str], style: Style,
+    def hand_result(self, hand: HandT_contra, result: HandResult, names: Sequence[str], style: Style,
                     hand_no: int | None = None) -> str: ...
 
     def result_line(self, result: HandResult, names: Sequence[str]) -> str: ...  # one line, for logs
 
-    def deal(self, hand: HandState, names: Sequence[str], style: Style, hand_no: int) -> str: ...  # spectator
+    def deal(self, hand: HandT_contra, names: Sequence[str], style: Style, hand_no: int) -> str: ...  # spectator
 
-    def move(self, hand: HandState, seat: int, move: Play, names: Sequence[str], style: Style) -> str: ...  # spectator
+    def move(self, hand: HandT_contra, seat: int, move: Play, names: Sequence[str],
+             style: Style) -> str: ...  # spectator
 
     # A score sheet's record of a hand; of one cut short, with the cards never revealed as
     # None and ``result`` None if it has none (its forfeit gives it one).
-    def record(self, hand: HandState, result: HandResult | None, names: Sequence[str]) -> list[str]: ...
+    def record(self, hand: HandT_contra, result: HandResult | None, names: Sequence[str]) -> list[str]: ...
 
     # For a full-screen interface, which lays out what the strings above only describe.
-    def cells(self, view: View) -> list[Cell]: ...  # the seat's cards, in the order the hand pane shows them
+    def cells(self, view: ViewT_contra) -> list[Cell]: ...  # the seat's cards, in the order the hand pane shows them
 
-    def notices(self, view: View) -> list[str]: ...  # standing facts worth an alert once ("Your box is open")
+    def notices(self, view: ViewT_contra) -> list[str]: ...  # standing facts worth an alert once ("Your box is open")
 
 
 BotFactory = Callable[[random.Random], Any]  # a bot (``p2pwhist.games.bots.Bot``) from its randomness
@@ -319,15 +332,16 @@ class GameOption:
 
 
 @dataclass(frozen=True)
-class GameEntry:
+class GameEntry(Generic[HandT, ViewT_contra]):
     """Everything about one game, the one value a game's folder gives the rest of the program
     (its ``ENTRY``, which ``p2pwhist.games.registry`` finds by the folder's name): what the CLI,
     the UI, the score sheet, verify, the bots and the session look up instead of importing a
-    game module (OpenSpiel's ``register_game``)."""
+    game module (OpenSpiel's ``register_game``). Its types tie the game's words to its own
+    hands and views; the registry, which holds every game's, knows them only as ``Any``."""
 
     name: str  # on the wire and on the command line
-    make: Callable[..., Game]  # make(players, **options)
-    from_wire: Callable[[object], Game]
+    make: Callable[..., Game[HandT]]  # make(players, **options)
+    from_wire: Callable[[object], Game[HandT]]
     players: tuple[int, ...]  # the table sizes the game allows
     default_players: int
     options: tuple[GameOption, ...]
@@ -335,7 +349,7 @@ class GameEntry:
     # "search": it alone takes levels and gives hints.
     bots: Mapping[str, BotFactory]
     default_bot: str  # the strongest bot that answers within about a second a move
-    text: GameText
+    text: GameText[ViewT_contra, HandT]
     # The reasons (``IllegalMove.reason``) for which a seat's own view refuses a move that
     # breaks a rule played on honour: nobody else can see the breach in play, so a peer
     # checking the move accepts it and the end-of-hand audit (``audit``) finds it. Tests ask

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeGuard
@@ -175,7 +176,7 @@ class Budget:
     switches: tuple[tuple[str, object], ...] = ()
 
 
-class Searching:
+class Searching(ABC):
     """What the searching bots share (Box Whist's ``boxwhist.search.SearchBot``, PIMC or ISMCTS,
     German Whist's and Box's, PIMC): the budget, its levels (a subclass sets ``budgets``, one
     ``Budget`` per name in ``LEVELS``), what a score means to a person (``why``), and PIMC's
@@ -218,6 +219,10 @@ class Searching:
         # The moves the last decision weighed, best first (empty when it had no choice).
         self.last_weighed: tuple[Weighed, ...] = ()
         self._totals: list[float] = []  # the last vote's total score for each choice
+
+    @abstractmethod
+    def choose(self, view: Any) -> Play:  # the game's own view type: a searching bot is a ``Bot``
+        ...
 
     @classmethod
     def at_level(cls, rng: random.Random, level: str, clock: Callable[[], float] | None,

@@ -9,6 +9,7 @@ folders are imported by name below, so no other module holds an arrow into one
 
 import importlib
 from collections.abc import Mapping
+from typing import Any
 
 from p2pwhist.games.base import ConfigError, Game, GameEntry, GameOption
 from p2pwhist.wire import describe
@@ -20,7 +21,10 @@ FOLDERS = (
     "germanwhist",
 )
 
-GAMES: dict[str, GameEntry] = {
+# Each entry is typed with its game's own hands and views, which no code outside the game's folder
+# names, so here they are Any: a caller finds a game's entry by the game's name, and so gives its
+# words only that game's hands and views.
+GAMES: dict[str, GameEntry[Any, Any]] = {
     entry.name: entry for entry in (importlib.import_module(f"p2pwhist.games.{folder}").ENTRY for folder in FOLDERS)
 }
 

@@ -187,7 +187,8 @@ async def _hold(port: int, routers: Sequence[_Router], lost: Callable[[str], Non
         task_status.started(first)
         return
     router, mapped, grant = first
-    held: int | None = mapped.port  # the external port forwarding to us; None once lost
+    external = mapped.port  # the external port forwarding to us
+    held = True  # False once lost: there is then no mapping to delete
     try:
         task_status.started(mapped)
         lease = Lease(trio.current_time(), grant.lifetime)
@@ -196,26 +197,26 @@ async def _hold(port: int, routers: Sequence[_Router], lost: Callable[[str], Non
             await trio.sleep_until(next_try)
             try:
                 with trio.fail_after(RENEW_TRY):
-                    grant = await router.map(port, held, LIFETIME)
+                    grant = await router.map(port, external, LIFETIME)
             except (RouterError, trio.TooSlowError) as error:
                 next_try = lease.retry_at(trio.current_time())
                 if next_try is None:
-                    held = None
+                    held = False
                     why = error.reason if isinstance(error, RouterError) else f"no answer within {RENEW_TRY:g} s"
                     _tell(lost, f"the router dropped the port mapping: {why}")
                     return
                 continue
-            if grant.external_port != held:
-                held = grant.external_port
-                _tell(lost, f"the router moved the port mapping to external port {held}")
+            if grant.external_port != external:
+                external = grant.external_port
+                _tell(lost, f"the router moved the port mapping to external port {external}")
             lease = Lease(trio.current_time(), grant.lifetime)
             next_try = lease.renew_at
         await trio.sleep_forever()  # a permanent mapping, until cancelled
     finally:
-        if held is not None:
+        if held:
             with trio.CancelScope(deadline=trio.current_time() + DELETE_TRY, shield=True):
                 try:
-                    await router.delete(port, held)
+                    await router.delete(port, external)
                 except RouterError:
                     pass  # nothing more to do: the router ends the mapping with its lease
 

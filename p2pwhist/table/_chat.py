@@ -115,27 +115,30 @@ class Talk:
         """A line from another seat, for our person, or None: dropped (and counted). ``via``:
         the seat whose connection carried it, on the host, which also counts each seat's
         lines (the window less ``SLACK``); a joiner's lines all come from the host."""
+        heard = self._checked(chat, now, via)
+        if heard is None:
+            self.dropped += 1
+        return heard
+
+    def _checked(self, chat: Chat, now: float, via: int | None) -> Heard | None:
+        """``take``'s line if it passes every check, else None."""
         if via is not None:
             if chat.seat != via:
-                return self._drop()
+                return None
             arrived = self.arrived.setdefault(via, deque(maxlen=LINES))
             if len(arrived) == LINES and now - arrived[0] < WINDOW - SLACK:
-                return self._drop()
+                return None
             arrived.append(now)
         if chat.seat == self.seat or chat.seat >= len(self.players) or chat.count <= self.counts.get(chat.seat, -1):
-            return self._drop()
+            return None
         try:
             Ed25519PublicKey.from_public_bytes(self.players[chat.seat].key).verify(
                 chat.proof, Chat.statement(self.game, chat.seat, chat.count, chat.text))
         except (InvalidSignature, ValueError):
-            return self._drop()
+            return None
         self.counts[chat.seat] = chat.count
         return self.heard(chat)
 
     def heard(self, chat: Chat) -> Heard:
         """A line as our person sees it."""
         return Heard(chat.seat, self.players[chat.seat].name, shown(chat.text), chat.seat == self.seat)
-
-    def _drop(self) -> None:
-        self.dropped += 1
-        return None

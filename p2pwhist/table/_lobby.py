@@ -47,7 +47,6 @@ from p2pwhist.table._frames import (
     FrameError,
     FromJoiner,
     Hello,
-    Lobby as LobbyNews,
     Logged,
     Ready,
     Refuse,
@@ -57,6 +56,9 @@ from p2pwhist.table._frames import (
     Welcome,
     encode,
     read_from_joiner,
+)
+from p2pwhist.table._frames import (
+    Lobby as LobbyNews,
 )
 from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
 from p2pwhist.table._trust import KeyJudgement
@@ -479,7 +481,7 @@ class Lobby:
         players = (self.me, *(a.said for a in self.seated))
         seat = {a.conn: number for number, a in enumerate(self.seated, start=1)}
         undecided = tuple((seat[a.conn], seat[b.conn]) for a in self.seated for b in self._undecided_by(a))
-        return LobbyNews(self.seats, players, you, undecided)  # type: ignore[arg-type]
+        return LobbyNews(self.seats, players, you, undecided)
 
     # -- leaving ------------------------------------------------------------------------------
 

@@ -208,4 +208,5 @@ class SpectatorMachine:
     def _stop(self, error: Exception) -> list[Action]:
         """The end, with ``error`` as the result, which the caller says in its one line."""
         self._over = True
-        return ([Close(self._conn, 0.0)] if self._conn is not None else []) + [Finish(error)]
+        out: list[Action] = [Close(self._conn, 0.0)] if self._conn is not None else []
+        return out + [Finish(error)]

@@ -531,9 +531,10 @@ class FullScreenPlayer:
     def _ask_hint(self) -> None:
         """Think of a hint off the event loop (the model says so meanwhile), then show it."""
         if not self._hinting:
-            assert self._helpers is not None  # open while our move is awaited
+            view = self.model.view
+            assert self._helpers is not None and view is not None  # both set while our move is awaited
             self._hinting = True
-            self._helpers.start_soon(self._hint, self.model.view, self._move_made)
+            self._helpers.start_soon(self._hint, view, self._move_made)
 
     async def _hint(self, view: View, move_made: threading.Event) -> None:
         def clock() -> float:  # out of time once the move is made: the bot stops within a playout
@@ -623,6 +624,7 @@ class FullScreenPlayer:
             red = cell.card is not None and cell.card.suit.is_red
             shown = cell.label if cell.card is None or cell.label == str(cell.card) else f"{cell.label} {cell.card}"
             shown = model.style.fit(shown)
+            attr: str | None
             if model.asking and index == model.focus and cell.legal:
                 attr = "focus red" if red else "focus"
             elif model.asking and cell.legal:

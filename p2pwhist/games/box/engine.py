@@ -249,7 +249,7 @@ def _judge(
     seat: int,
     phase: Phase,
     hand: Mapping[int, Card | None],
-    box: Collection[int],
+    box: Collection[int | None],  # an empty slot (None) is no move's
     extras: Collection[int],
     to_beat: Card | None,
     move: Play,
@@ -326,6 +326,7 @@ class BoxHand:
     rounds: list[RoundRecord]
     out: list[int]  # pagat rule 10: seats whose box ran out, in order
     loser: int | None  # seed rule 10: the seat whose box ran out
+    turn: int | None  # the seat to act, None once the game is over
     public: set[int]  # positions every seat may know
     seen: list[set[int]]  # positions each seat may know besides: its dealt hand, its draws
     violations: list[Violation]
@@ -686,8 +687,7 @@ class BoxView:
             (slot, p, self.known.get(p)) for slot, p in enumerate(self.slots[self.seat], start=1) if p is not None
         ]
 
-    def _own(self) -> tuple[dict[int, Card | None], list[int], tuple[int, ...]]:
-        seat = self.seat
+    def _own(self, seat: int) -> tuple[dict[int, Card | None], list[int], tuple[int, ...]]:
         hand: dict[int, Card | None] = {p: self.known.get(p) for p in self.hands[seat]}
         return hand, [p for p in self.slots[seat] if p is not None], self.extras[seat]
 
@@ -695,7 +695,7 @@ class BoxView:
     def legal_moves(self) -> list[Play]:
         if self.seat is None or self.turn != self.seat:
             return []
-        hand, box, extras = self._own()
+        hand, box, extras = self._own(self.seat)
         return _legal(self.seat, self.phase, hand, box, extras, self.to_beat)
 
     def refusal(self, move: Play) -> IllegalMove | None:
@@ -707,7 +707,7 @@ class BoxView:
             return _refuse(BoxIllegal.GAME_OVER, self.seat)
         if self.turn != self.seat:
             return _refuse(BoxIllegal.NOT_YOUR_TURN, self.seat)
-        hand, box, extras = self._own()
+        hand, box, extras = self._own(self.seat)
         try:
             card = self.known.get(move.position)
             _, breach = _judge(self.seat, self.phase, hand, box, extras, self.to_beat, move, card)

@@ -120,14 +120,14 @@ class BoxHeuristicBot:
         self.rng = rng
 
     def choose(self, view: BoxView) -> Play:
-        moves = view.legal_moves
-        if not moves:
-            raise ValueError(f"seat {view.seat} has no move: it is not its turn or the game is over")
+        moves, seat = view.legal_moves, view.seat
+        if not moves or seat is None:  # a spectator's view (no seat) has no moves either
+            raise ValueError(f"seat {seat} has no move: it is not its turn or the game is over")
         if len(moves) == 1:
             return moves[0]
         rank = {m: card.rank for m in moves if (card := view.card(m.position)) is not None}
         to_beat = view.to_beat
-        return pick(moves, rank, view.phase is Phase.RESTOCK, moves[0].position in view.hands[view.seat],
+        return pick(moves, rank, view.phase is Phase.RESTOCK, moves[0].position in view.hands[seat],
                     None if to_beat is None else to_beat.rank, self.rng,
                     lambda: to_beat is not None and _stand_chance(view, to_beat.rank) > 0)
 

@@ -247,16 +247,16 @@ def _header(dealer: str, opener: str, variant: Variant, style: Style, hand_no: i
     return style.bold(_wrap(f"== Hand {hand_no}: {says(dealer, 'deals')}, {says(opener, 'opens')}; {aim} ==", "   "))
 
 
-def _own_box(view: BoxView, style: Style) -> str:
+def _own_box(view: BoxView, seat: int, style: Style) -> str:
     """"3 closed cards (box 1, box 3, box 4)", any card put back (pagat: known to all), and the
-    extra pile (pagat)."""
+    extra pile (pagat): those of ``seat``, the view's own."""
     closed = [f"box {slot}" for slot, _, card in view.box if card is None]
     parts = [f"{plural(len(closed), 'closed card')} ({', '.join(closed)})"] if closed else []
     parts += [f"box {slot} = {style.card(card)}" for slot, _, card in view.box if card is not None]
     if not parts:
-        parts.append("empty: you are out" if view.seat in view.out else "empty")
-    if view.extras[view.seat]:
-        parts.append(f"extra pile {_cards(view.extra_cards(view.seat), style)}")
+        parts.append("empty: you are out" if seat in view.out else "empty")
+    if view.extras[seat]:
+        parts.append(f"extra pile {_cards(view.extra_cards(seat), style)}")
     return "; ".join(parts)
 
 
@@ -333,7 +333,7 @@ class BoxText:
         if me is not None:
             hand = view.hand.values()
             lines.append(_row("Your hand", _cards(hand, style) if hand else "empty: you take from your box"))
-            lines.append(_row("Your box", _own_box(view, style)))
+            lines.append(_row("Your box", _own_box(view, me, style)))
         return "\n".join(lines)
 
     def legal(self, view: BoxView, style: Style) -> str:
@@ -343,7 +343,7 @@ class BoxText:
             return "It is not your turn."
         positions = {move.position for move in moves}
         if view.phase is Phase.RESTOCK:
-            cards = [view.known[p] for p in view.extras[view.seat] if p in positions]
+            cards = [view.known[p] for p in view.own_extras if p in positions]
             return _wrap(f"Put one of your extra cards into your box: {_cards(cards, style)}", "  ")
         hand = view.hand
         layable = [card for p, card in hand.items() if p in positions]

@@ -97,6 +97,7 @@ class _Knowledge:
         "seat", "players", "trump", "unknown_by_suit", "out_by_suit", "known", "void",
         "p_hand", "p_box", "hand_sizes", "box_sizes", "may_look", "slots_by_suit",
     )
+    known: list[list[int]]  # per seat, the cards of its hand that every seat knows
 
     def __init__(self, view, hand: dict[int, int], box_open: dict[int, int]) -> None:
         seat = self.seat = view.seat

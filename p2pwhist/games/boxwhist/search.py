@@ -443,8 +443,8 @@ class Knowledge:
         else:
             pool, hidden_hands = self._deal_constrained(rng, constrained)
         it = iter(pool)
-        hands = [[] for _ in range(n)]
-        boxes = [[] for _ in range(n)]
+        hands: list[list[int]] = [[] for _ in range(n)]
+        boxes: list[list[int]] = [[] for _ in range(n)]
         for j in range(n):
             if j == seat:
                 hands[j] = list(self.hand.values())
@@ -771,12 +771,11 @@ class SearchBot(Searching):
         if not any(part.samples for part in parts):  # no endgame, or its first deal too slow to solve
             parts = self.runner(search_part, [(k, replay, self.playouts, seed, self.uct, clock, deadline)
                                               for seed in seeds])
-        tried: dict[int, list[float]] = {}  # card -> [deals it was tried on, total score]
+        tried: dict[int, tuple[int, float]] = {}  # card -> (deals it was tried on, total score)
         for part in parts:
             for card, (deals, total) in part.items():
-                seen = tried.setdefault(card, [0, 0.0])
-                seen[0] += deals
-                seen[1] += total
+                deals_so_far, total_so_far = tried.get(card, (0, 0.0))
+                tried[card] = (deals_so_far + deals, total_so_far + total)
         # ISMCTS's deals (visits) differ by move: the most visited first. A solved deal values
         # every move: the best total first.
         ranked = sorted(tried, key=lambda card: (-tried[card][0], -tried[card][1], tiebreak[card]))

@@ -12,6 +12,7 @@ the cards played, and the record only once the audit has revealed every card.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from p2pwhist.cards import Card, Suit, format_cards, sort_for_display
 from p2pwhist.games.base import PLAYS, Cell, HandResult, IllegalMove, Play
@@ -108,11 +109,12 @@ def _header(dealer: str, trump: Suit | None, style: Style, hand_no: int) -> str:
     return style.bold(f"== Hand {hand_no}: {says(dealer, 'deals')}; trumps are {trumps(trump, style)} ==")
 
 
-def _box(view: BoxWhistView, style: Style) -> str:
+def _box(view: BoxWhistView, seat: int, style: Style) -> str:
+    """The box of ``seat``, the view's own."""
     box = view.box
     if not box:
         return "empty"
-    if view.may_look[view.seat]:
+    if view.may_look[seat]:
         return "  ".join(f"box {slot} = {style.card(card)}" for slot, _, card in box if card is not None)
     text = f"closed ({plural(len(box), 'card')}); you may look once you win a trick"
     if not view.hand:
@@ -156,7 +158,7 @@ class BoxWhistText:
             lines.append(row("Hands won", tally(names, points)))
         if view.seat is not None:
             lines.append(row("Your hand", cards_by_suit(view.hand.values(), style)))
-            lines.append(row("Your box", _box(view, style)))
+            lines.append(row("Your box", _box(view, view.seat, style)))
         return "\n".join(lines)
 
     def legal(self, view: BoxWhistView, style: Style) -> str:
@@ -218,6 +220,8 @@ class BoxWhistText:
 
     def notices(self, view: BoxWhistView) -> list[str]:
         """Your box opening (rule: once you win a trick), and playing it blind."""
+        if view.seat is None:  # a spectator: no box
+            return []
         notices = []
         if view.box and view.may_look[view.seat]:
             notices.append("Your box is open: you won a trick, so you may look at your box and play from it.")
@@ -227,15 +231,16 @@ class BoxWhistText:
 
     def deal(self, hand: BoxWhistHand, names: Sequence[str], style: Style, hand_no: int) -> str:
         """The hand as dealt: every seat's hand and box (for a spectator of bots only)."""
-        layout, cards = hand.layout, hand.cards
+        layout = hand.layout
+        cards = cast(list[Card], hand.cards)  # bots play a local hand, which knows every card
         lines = [_header(names[hand.dealer], hand.trump, style, hand_no)]
         if layout.stack:
-            exposed = style.card(cards[layout.stack[0]])  # type: ignore[arg-type]
+            exposed = style.card(cards[layout.stack[0]])
             lines.append(row("Stack", f"{exposed} face up, {plural(len(layout.stack), 'card')}"))
         for seat in range(hand.players):
             dealt = [cards[position] for position in layout.hands[seat]]
             box = "  ".join(f"{slot}:{style.card(cards[p])}" for slot, p in enumerate(layout.boxes[seat], start=1))
-            lines.append(row(names[seat], cards_by_suit(dealt, style)))  # type: ignore[arg-type]
+            lines.append(row(names[seat], cards_by_suit(dealt, style)))
             lines.append(row("", f"box {box}"))
         return "\n".join(lines)
 
@@ -247,7 +252,10 @@ class BoxWhistText:
         played = plays[-1]
         lines = []
         if len(plays) == 1:
-            stake = "" if hand.exposed is None else f", for {style.card(hand.cards[hand.exposed])}"  # type: ignore[index]
+            stake = ""
+            if hand.exposed is not None:  # public, but a spectator's hand learns it only once revealed
+                card = hand.cards[hand.exposed]
+                stake = f", for {'a card not yet revealed' if card is None else style.card(card)}"
             lines.append(f"Trick {number}{stake}:")
         source = ""
         if played.from_box:

@@ -168,7 +168,8 @@ class GermanWhistHand:
     private: list[set[int]]  # per seat, the positions only it may know (its deal and draws)
     revokes: list[Revoke]
 
-    def __init__(self, game: GermanWhist, dealer: int, cards: Sequence[Card | None] | None,
+    # ``cards``: Cards, or their codes (the search bot's sampled decks), made Cards here.
+    def __init__(self, game: GermanWhist, dealer: int, cards: Sequence[int | None] | None,
                  honour: HonourPolicy = HonourPolicy.REFUSE) -> None:
         if dealer not in range(PLAYERS):
             raise EngineMisuse(f"dealer must be a seat in 0..{PLAYERS - 1}, not {dealer!r}")

@@ -55,9 +55,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from typing import ClassVar
+from typing import ClassVar, cast
 
-from p2pwhist.cards import card_mask
+from p2pwhist.cards import Card, card_mask
 from p2pwhist.games.base import PLAYS, HonourPolicy, Play
 from p2pwhist.games.bots import MODEL, Budget, Searching, Weighed, distinct_moves
 from p2pwhist.games.doubledummy import OutOfTime, Position, Solver
@@ -220,8 +220,9 @@ class GermanWhistSearchBot(Searching):
         seat, game = view.seat, view.game
         if self.endgame and not view.stack_size:
             # Half the time to solve it (the most it took: 0.14 s, scripts/bench_solver.py), else PIMC.
-            halfway = None if deadline is None else clock() + (deadline - clock()) / 2  # type: ignore[misc]
-            solved = self.solve(game, knowledge, moves, None if halfway is None else lambda: clock() >= halfway)
+            halfway = None if clock is None or deadline is None else clock() + (deadline - clock()) / 2
+            solved = self.solve(game, knowledge, moves,
+                                None if clock is None or halfway is None else lambda: clock() >= halfway)
             if solved is not None:
                 return solved
         # Even a single run is voted on: a move chosen among several takes a choice's time
@@ -239,13 +240,15 @@ class GermanWhistSearchBot(Searching):
         hand = GermanWhistHand(game, knowledge.dealer, knowledge.sample(self.rng), HonourPolicy.RECORD)
         for position in knowledge.moves:
             hand.apply(PLAYS[position])
-        cards = hand.cards
+        cards = cast(list[Card], hand.cards)  # a sampled deck: every card known
+        turn = hand.turn
+        assert turn is not None, "replayed to this seat's move"
 
         def mask(positions) -> int:
             return card_mask(cards[p] for p in positions)
 
         led = int(hand.trick[0].card) if hand.trick else -1
-        position = Position(hands=(mask(hand.hands[0]), mask(hand.hands[1])), turn=hand.turn, trump=int(hand.trump),
+        position = Position(hands=(mask(hand.hands[0]), mask(hand.hands[1])), turn=turn, trump=int(hand.trump),
                             led=led)
         scores = hand.scores
         try:

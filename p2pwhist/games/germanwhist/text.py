@@ -12,6 +12,7 @@ revealed every card.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from p2pwhist.cards import Card, Suit, format_cards, sort_for_display
 from p2pwhist.games.base import PLAYS, Cell, HandResult, IllegalMove, Play
@@ -156,7 +157,8 @@ class GermanWhistText:
         if not moves:
             return "It is not your turn."
         hand = view.hand
-        return "You may play: " + " ".join(style.card(c) for c in sort_for_display(hand[m.position] for m in moves))
+        ordered = sort_for_display(hand[m.position] for m in moves)
+        return "You may play: " + " ".join(style.card(c) for c in ordered)
 
     def help(self, view: GermanWhistView, style: Style) -> str:
         return f"{style.fit(HELP)}\n{self.legal(view, style)}"
@@ -170,7 +172,7 @@ class GermanWhistText:
         deck has not yet revealed (rule 7: its line will name them; another seat's draw stays
         face down)."""
         def waiting(trick: TrickResult) -> bool:
-            if trick.won is None:
+            if trick.won is None or trick.drawn is None:  # both, once the stack is gone
                 return False
             ours = view.seat == 1 - trick.winner  # we lost it, so drew the face-down card
             return view.card(trick.won) is None or (ours and view.card(trick.drawn) is None)
@@ -205,11 +207,11 @@ class GermanWhistText:
 
     def deal(self, hand: GermanWhistHand, names: Sequence[str], style: Style, hand_no: int) -> str:
         """The hand as dealt (for a spectator of bots only)."""
-        cards = hand.cards
+        cards = cast(list[Card], hand.cards)  # bots play a local hand, which knows every card
         lines = [_header(names[hand.dealer], hand.trump, style, hand_no)]
-        lines.append(row("Stack", f"{style.card(cards[STACK[0]])} turned, {plural(len(STACK), 'card')}"))  # type: ignore[arg-type]
+        lines.append(row("Stack", f"{style.card(cards[STACK[0]])} turned, {plural(len(STACK), 'card')}"))
         for seat in range(hand.players):
-            lines.append(row(names[seat], cards_by_suit((cards[p] for p in dealt_hand(seat, hand.dealer)), style)))  # type: ignore[misc]
+            lines.append(row(names[seat], cards_by_suit((cards[p] for p in dealt_hand(seat, hand.dealer)), style)))
         return "\n".join(lines)
 
     def move(self, hand: GermanWhistHand, seat: int, move: Play, names: Sequence[str], style: Style) -> str:
@@ -219,7 +221,10 @@ class GermanWhistText:
         number = len(hand.tricks) if finished else len(hand.tricks) + 1
         lines = []
         if len(plays) == 1:
-            stake = "" if hand.turned is None else f", for {style.card(hand.cards[hand.turned])}"  # type: ignore[arg-type]
+            stake = ""
+            if hand.turned is not None:  # face up, but a spectator's hand learns it only once revealed
+                card = hand.cards[hand.turned]
+                stake = f", for {'a card not yet revealed' if card is None else style.card(card)}"
             lines.append(f"Trick {number}{stake}:")
         verb = "leads" if len(plays) == 1 else "plays"
         lines.append(f"  {says(names[seat], verb)} {style.card(plays[-1].card)}")
