@@ -665,11 +665,11 @@ def _match(path: Path) -> stats.MatchRecord | stats.NotCounted:
     """The match a file proves, verified; its verdict, which holds its whole log, is dropped
     at once."""
     if path.exists() and not path.is_file():  # a FIFO named like a transcript would block the reading
-        return stats.NotCounted(stats.Reason.UNREADABLE, f"{path} is not a regular file")
+        return stats.NotCounted(stats.Reason.UNREADABLE, "not a regular file")
     try:
         return stats.MatchRecord.from_verdict(verify(read_transcript(path)))
-    except TranscriptError as error:
-        return stats.NotCounted(stats.Reason.UNREADABLE, str(error))
+    except TranscriptError as error:  # its reason, without the place: the line names the file
+        return stats.NotCounted(stats.Reason.UNREADABLE, error.reason)
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

@@ -182,6 +182,8 @@ class Skipped:
     why: NotCounted
 
     def line(self) -> str:
+        if self.why.reason is Reason.UNREADABLE:  # its detail says what the file is not
+            return f"{self.file}: {self.why.detail}"
         return f"{self.file}: {self.why.reason.value}: {self.why.detail}"
 
     def to_json(self) -> dict[str, str]:

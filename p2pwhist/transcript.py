@@ -18,17 +18,22 @@ from p2pwhist.wire import LENGTH, MAX_FRAME, FrameBuffer, WireError, frame
 
 MAGIC = b"P2PWHST1"
 READ_CHUNK = 64 * 1024
+NOT_A_TRANSCRIPT = f"not a p2pwhist transcript (no {MAGIC.decode()} header)"
 
 
 class TranscriptError(WireError):
     """What cannot be read of a transcript: the message at position ``index`` (its frame is
     not a message, or announces more than a frame may hold), or, with ``index`` None, the file
-    as a whole (missing, unreadable, not a transcript). ``reason`` says why, without the place."""
+    as a whole (missing, unreadable, not a transcript), which ``path`` names. ``reason`` says
+    why, without the place, for a line that names the file already (``p2pwhist stats``)."""
 
-    def __init__(self, reason: str, index: int | None = None) -> None:
+    def __init__(self, reason: str, index: int | None = None, path: Path | None = None) -> None:
         self.reason = reason
         self.index = index
-        super().__init__(reason if index is None else f"message {index}: {reason}")
+        if index is not None:
+            super().__init__(f"message {index}: {reason}")
+        else:
+            super().__init__(reason if path is None else f"{path}: {reason}")
 
 
 class TornTranscript(TranscriptError):
@@ -102,12 +107,12 @@ def _messages(path: Path) -> Iterator[SignedMessage | TranscriptError]:
     try:
         file = path.open("rb")
     except OSError as error:
-        yield TranscriptError(f"cannot read {path}: {error.strerror}")
+        yield TranscriptError(error.strerror or str(error), path=path)
         return
     with file:
         try:
             if file.read(len(MAGIC)) != MAGIC:
-                yield TranscriptError(f"{path} is not a p2pwhist transcript (no {MAGIC.decode()} header)")
+                yield TranscriptError(NOT_A_TRANSCRIPT, path=path)
                 return
             buffer = FrameBuffer()
             index = 0
@@ -127,7 +132,7 @@ def _messages(path: Path) -> Iterator[SignedMessage | TranscriptError]:
                     message: SignedMessage | TranscriptError = parse(raw)
                 except ForeignStart as error:
                     if index == 0:  # the whole file is of a version or a game not known here
-                        yield TranscriptError(str(error))
+                        yield TranscriptError(str(error), path=path)
                         return
                     message = TranscriptError(str(error), index)  # later, it is a malformed message
                 except SignatureError as error:
@@ -135,7 +140,7 @@ def _messages(path: Path) -> Iterator[SignedMessage | TranscriptError]:
                 yield message
                 index += 1
         except OSError as error:
-            yield TranscriptError(f"cannot read {path}: {error.strerror}")
+            yield TranscriptError(error.strerror or str(error), path=path)
             return
     if buffer.pending:
         yield TornTranscript(buffer.pending, index)
@@ -150,7 +155,7 @@ def read_unfinished(path: Path) -> list[SignedMessage]:
     try:
         with path.open("rb") as file:
             if file.read(len(MAGIC)) != MAGIC:
-                raise TranscriptError(f"{path} is not a p2pwhist transcript (no {MAGIC.decode()} header)")
+                raise TranscriptError(NOT_A_TRANSCRIPT, path=path)
             whole = len(MAGIC)  # where the last whole message ends
             while len(header := file.read(LENGTH.size)) == LENGTH.size:
                 (size,) = LENGTH.unpack(header)
@@ -167,7 +172,7 @@ def read_unfinished(path: Path) -> list[SignedMessage]:
         if whole < path.stat().st_size:
             os.truncate(path, whole)
     except OSError as error:
-        raise TranscriptError(f"cannot read {path}: {error.strerror}") from None
+        raise TranscriptError(error.strerror or str(error), path=path) from None
     if not messages:
-        raise TranscriptError(f"{path} holds no message")
+        raise TranscriptError("no message in it", path=path)
     return messages

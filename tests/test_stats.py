@@ -140,7 +140,9 @@ def test_the_fixture_in_text(games, home, capsys):
     # bob: matches, hands, he left, you left, his breaches, yours, his rating
     assert against.split()[:10] == ["bob", FP["bob"], "7:", "4-2-1", "11:", "6-4-1", "2", "1", "1", "0"]
     not_counted = lines[lines.index("Not counted:") + 1:]
-    assert [line.split(": ", 2)[1] for line in not_counted] == list(NOT_COUNTED.values())
+    # a file that is no transcript says what it is not instead of its reason's word
+    said = {"not a transcript": "not a p2pwhist transcript (no P2PWHST1 header)"}
+    assert [line.split(": ", 2)[1] for line in not_counted] == [said.get(why, why) for why in NOT_COUNTED.values()]
 
 
 def test_without_an_identity_stats_are_per_player_and_none_is_made(games, home, capsys):
@@ -195,8 +197,24 @@ def test_a_fifo_named_like_a_transcript_is_listed_not_read(home, capsys, tmp_pat
     folder.mkdir()
     os.mkfifo(folder / "pipe.p2pw")  # opened for reading, it would wait for a writer for ever
     report = stats_json(capsys, str(folder))
-    assert [(s["reason"], s["detail"].endswith("is not a regular file")) for s in report["not_counted"]] == [
+    assert [(s["reason"], s["detail"] == "not a regular file") for s in report["not_counted"]] == [
         ("not a transcript", True)]
+
+
+def test_a_file_that_is_no_transcript_is_named_once_in_its_line(home, capsys, tmp_path):
+    """Each line says the file and what is wrong with it, once (it said the file twice: "x.p2pw:
+    not a transcript: x.p2pw is not a p2pwhist transcript (...)")."""
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "junk.p2pw").write_bytes(b"junk")
+    (folder / "dir.p2pw").mkdir()
+    os.mkfifo(folder / "pipe.p2pw")
+    assert cli.main(["stats", str(folder), str(tmp_path / "gone.p2pw")]) == 0
+    listed = capsys.readouterr().out.split("Not counted:\n", 1)[1].splitlines()
+    assert listed == [f"  {folder / 'dir.p2pw'}: not a regular file",
+                      f"  {folder / 'junk.p2pw'}: not a p2pwhist transcript (no P2PWHST1 header)",
+                      f"  {folder / 'pipe.p2pw'}: not a regular file",
+                      f"  {tmp_path / 'gone.p2pw'}: No such file or directory"]
 
 
 def test_a_folder_of_garbage(home, capsys, tmp_path):

@@ -194,8 +194,8 @@ def test_json_is_one_object_even_for_a_file_that_is_no_transcript(content, tmp_p
     captured = capsys.readouterr()
     json_report = json.loads(captured.out)
     assert code == 2 and json_report["valid"] is False and json_report["complete"] is False
-    assert "is not a p2pwhist transcript" in json_report["error"]["reason"] and json_report["error"]["seq"] is None
-    assert captured.err.count("\n") == 1 and "is not a p2pwhist transcript" in captured.err
+    assert "not a p2pwhist transcript" in json_report["error"]["reason"] and json_report["error"]["seq"] is None
+    assert captured.err.count("\n") == 1 and "not a p2pwhist transcript" in captured.err
 
 
 # -- 5. no blame without evidence -----------------------------------------------------------------

@@ -49,13 +49,13 @@ def test_a_directory(tmp_path, capsys):
 def test_an_empty_file(tmp_path, capsys):
     (tmp_path / "empty.p2pw").write_bytes(b"")
     code, json_report = report(capsys, tmp_path / "empty.p2pw")
-    assert code == 2 and unreadable(json_report, "is not a p2pwhist transcript")
+    assert code == 2 and unreadable(json_report, "not a p2pwhist transcript")
 
 
 def test_a_garbage_file(tmp_path, capsys):
     (tmp_path / "garbage.p2pw").write_bytes(bytes(range(256)) * 4)
     code, json_report = report(capsys, tmp_path / "garbage.p2pw")
-    assert code == 2 and unreadable(json_report, "is not a p2pwhist transcript")
+    assert code == 2 and unreadable(json_report, "not a p2pwhist transcript")
 
 
 def test_a_header_and_no_message(tmp_path, capsys):
