@@ -11,6 +11,9 @@ folder is removed before its lock is let go, so two players never remove the sam
 
 Only folders of this user's, not symbolic links, with the prefix below are looked at, in the
 temporary folder (``$TMPDIR``); ``shutil.rmtree`` follows no link inside them.
+
+A bot's key is not in its folder: each computer player keeps one, in the person's home
+(``bot_key``), so that it is one player in ``p2pwhist stats`` from match to match.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from p2pwhist.home import HomeError, home_dir, load_identity
 
 PREFIX = "p2pwhist-bots-"
 HELD = "held"
@@ -69,3 +74,19 @@ def remove_abandoned(where: Path | None = None) -> list[Path]:
         finally:
             os.close(held)
     return removed
+
+
+def bot_key(name: str) -> Path:
+    """The key file of the computer player ``name`` (``search-1``, ``search-hard-2``: its kind,
+    its level unless normal, and its seat), in this user's home, made on first use. So a
+    computer opponent is one player match after match, with a record against the person and a
+    rating in ``p2pwhist stats``, not a stranger each time; and a match of bots alone (``play
+    --watch``) is theirs, never counted as the person's."""
+    path = home_dir() / "bots" / f"{name}.pem"
+    try:
+        load_identity(path)
+    except HomeError:
+        if not path.exists():
+            raise
+        load_identity(path)  # another play made it meanwhile: read it
+    return path

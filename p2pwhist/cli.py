@@ -258,7 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
                       f"answers within about a second: {defaults}; a search bot at its {DEFAULT_LEVEL} level)")
     _level_argument(play)
     _name_argument(play)
-    play.add_argument("--watch", action="store_true", help="bots in every seat; show the game as it goes")
+    play.add_argument("--watch", action="store_true", help="bots in every seat, each under its own key (the match "
+                      "is theirs, not counted as yours); show the game as it goes")
     play.add_argument("--local", action="store_true", help="play in this process, without the network "
                       "or the card-dealing protocol (fast; nothing to verify)")
     play.add_argument("--seed", type=int, help="with --local: repeat a particular game")

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.addresses import parse_address
 from p2pwhist.bodies import Table, check_name
-from p2pwhist.bot_homes import bot_homes
+from p2pwhist.bot_homes import bot_homes, bot_key
 from p2pwhist.cores import Cores
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
 from p2pwhist.games.base import BotFactory, ConfigError, EngineMisuse, Game, GameEntry, GameText, Play, View
@@ -627,10 +627,13 @@ def play_command(args: argparse.Namespace) -> int:
         return _play_local(args, entry, game)
     display = _Display(args.bot if args.watch else None, watch=args.watch, full=_full_screen(args, not args.watch),
                        level=args.level, chat=not args.no_chat, thinking=_thinking(args), hinting=_hinting(args))
-    # No hosting instructions to print, and no known peers: the bots' keys are new every time.
-    # A person plays under their own name; a bot is named by its kind and seat.
-    options = PeerOptions(name=_bot_name(args.bot, 0) if args.watch else _person_name(args.name, _at_terminal(None)),
-                          key=load_identity(None), agent=display.agent(), transcript=None,
+    # No hosting instructions to print, and no known peers to ask about. A person plays under
+    # their own name and key; a bot, watched in seat 0 or playing another, under its own
+    # (``_bot_name``, ``bot_key``), never the person's: a match of bots is not theirs.
+    seat_0 = _bot_name(args.bot, 0, args.level) if args.watch else None
+    options = PeerOptions(name=seat_0 or _person_name(args.name, _at_terminal(None)),
+                          key=load_identity(None if seat_0 is None else bot_key(seat_0)), agent=display.agent(),
+                          transcript=None,
                           timeout=PLAY_BOT_TIMEOUT, wait=PLAY_WAIT, report=lambda line: None,
                           on_event=display.on_event,
                           **display.talk_options())
@@ -648,9 +651,9 @@ def play_command(args: argparse.Namespace) -> int:
             async with trio.open_nursery() as nursery:
                 port = await nursery.start(host_task)
                 for seat in range(1, game.players):  # one at a time, so that each sits where it is named
-                    name = _bot_name(args.bot, seat)
+                    name = _bot_name(args.bot, seat, args.level)
                     command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", args.bot,
-                               "--name", name]
+                               "--name", name, "--identity", str(bot_key(name))]
                     if args.level is not None:
                         command += ["--level", args.level]
                     if args.cores is not None:
@@ -720,8 +723,11 @@ def _ask_name(default: str) -> str:
             print(f"p2pwhist: {error}")
 
 
-def _bot_name(kind: str, seat: int) -> str:
-    return f"{kind}-{seat}"
+def _bot_name(kind: str, seat: int, level: str | None) -> str:
+    """A computer player's name: its kind, its level unless the default, and its seat
+    ("search-1", "search-hard-2"), which also names the key it keeps (``bot_key``): another
+    level is another opponent in ``p2pwhist stats``."""
+    return f"{kind}-{seat}" if level in (None, DEFAULT_LEVEL) else f"{kind}-{level}-{seat}"
 
 
 async def _bot_process(command: list[str], env: dict[str, str], name: str) -> None:
@@ -759,7 +765,7 @@ def _play_local(args: argparse.Namespace, entry: GameEntry, game: Game) -> int:
 
     # Named as in networked play: the person under their own name, each bot by its kind and seat.
     person = _person_name(args.name, _at_terminal(None))
-    names = [person, *(_bot_name(args.bot, seat) for seat in range(1, game.players))]
+    names = [person, *(_bot_name(args.bot, seat, args.level) for seat in range(1, game.players))]
     full.sit(entry.text, 0, [YOU, *names[1:]], hint_bot(entry))
     local = LocalMatch(game, length, rng)
     _trio_run(full.run, _local_turns, full, local, bots)

@@ -115,3 +115,13 @@ def test_a_play_killed_outright_its_bots_end_and_the_next_play_removes_their_fol
                            "--hands", "1"], capture_output=True, text=True, timeout=120, env=env)
     assert game.returncode == 0, game.stderr
     assert not list(tmp_path.glob(f"{PREFIX}*"))  # neither the killed play's folder nor its own
+
+
+def test_a_computer_player_keeps_one_private_key_in_the_persons_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path / "home"))
+    path = bot_homes.bot_key("search-hard-1")
+    assert path == tmp_path / "home" / "bots" / "search-hard-1.pem"
+    assert os.stat(path).st_mode & 0o777 == 0o600 and os.stat(path.parent).st_mode & 0o777 == 0o700
+    made = path.read_bytes()
+    assert bot_homes.bot_key("search-hard-1") == path and path.read_bytes() == made  # the same key again
+    assert bot_homes.bot_key("search-1").read_bytes() != made  # another player, another key

@@ -420,13 +420,13 @@ def test_play_local_plays_a_whole_hand_of_box_whist_on_the_full_screen_table(ter
     screen = player.wait_for(lambda s: "Your turn" in s.split("\n")[0], "our turn")
     assert screen.split("\n")[0].lstrip().startswith("Box Whist \u00b7 Hand 1")
     assert len(_hand_pane(player)) == 11 and "Trumps:" in screen and "History" in screen
-    assert "search-1" in screen  # the default bot, named by its kind and seat as in networked play
+    assert "search-easy-1" in screen  # named by its kind, its level and its seat, as in networked play
     screen, turns = _play_out(player, "Hand 1 over")
     assert "Hand 1 over. Tricks:" in screen and "Points:" in screen and "the match" in screen
     assert turns >= 10 and "Trick 1:" in player.output
     player.send(" ")
     assert player.finish() == 0
-    assert re.search(r"Match over\. .*search-1", player.output)
+    assert re.search(r"Match over\. .*search-easy-1", player.output)
 
 
 def test_the_table_redraws_cleanly_after_each_resize_with_the_hand_whole(terminals):

@@ -3,7 +3,7 @@ network edge runs in memory (test_table_*.py).
 
 - A whole match between separate processes, as users run it: the transcripts byte-identical
   on every peer, and valid and complete to ``verify``; and ``play --watch``, whose bots are
-  processes of their own.
+  processes of their own, each with a key it keeps from match to match.
 - A joiner whose host is killed (SIGKILL: no last word) declares the host's forfeit once the
   table's wait has passed, and exits with its transcript complete.
 - The operating system's words reaching the user in one line: a port already in use (our
@@ -14,6 +14,7 @@ Every wait has a deadline (``netutil.DEADLINE``)."""
 
 from __future__ import annotations
 
+import json
 import re
 import resource
 import signal
@@ -61,6 +62,25 @@ def test_play_watch_runs_bots_as_networked_peers_named_by_kind_and_seat(tmp_path
     assert "Traceback" not in done.err
     assert re.search(r"^Match over\. Final points: random-0 \d, random-1 \d, random-2 \d, random-3 \d;", done.out,
                      re.MULTILINE)
+
+
+def test_the_computer_players_of_play_keep_their_keys_and_a_match_of_bots_is_not_the_persons(tmp_path):
+    """Two ``play --watch`` matches and a ``play --level easy`` one in one home: the bots of the
+    first two are the same two players both times (before, each bot had a new key every match,
+    so ``stats`` listed a stranger per match), the person's key is never made for a match they
+    only watched (before, seat 0's bot played under it: the bots' results became the person's
+    record and rating), and a bot at another level is another player, named so."""
+    with Peers(tmp_path) as peers:
+        for extra in ([], [], ["--bot", "search", "--level", "easy", "--players", "3", "--game", "box"]):
+            done = peers.start("watcher", "play", "--watch", "--hands", "1", "--bot", "random", "--plain",
+                               *extra).finish()
+            assert done.code == 0, done.err
+        counted = peers.start("watcher", "stats", "--json").finish()
+    assert counted.code == 0, counted.err
+    report = json.loads(counted.out)
+    assert report["you"] is None and not (tmp_path / "watcher" / "identity.pem").exists()
+    assert sorted((player["name"], player["matches"]["played"]) for player in report["players"]) == [
+        ("random-0", 2), ("random-1", 2), ("search-easy-0", 1), ("search-easy-1", 1), ("search-easy-2", 1)]
 
 
 def test_a_joiner_whose_host_is_killed_mid_match_declares_its_forfeit_after_the_wait(tmp_path):
