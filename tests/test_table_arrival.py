@@ -126,7 +126,8 @@ async def test_a_joiner_leaves_a_host_that_speaks_another_protocol_version(tmp_p
 async def test_a_joiner_expecting_another_host_key_leaves_in_one_line_and_the_table_waits_on(tmp_path, nursery,
                                                                                            autojump_clock):
     """bob checks the host's key before he sits down: with the wrong one he leaves, saying
-    both fingerprints; the host lost no seat, and seats carol, who expects the right key."""
+    both fingerprints, and the host hears it with its own; the host lost no seat, and seats
+    carol, who expects the right key."""
     wrong = "0000-1111-2222-3333-4444-5555-6666-7777"
     hosted = Hosted(tmp_path, nursery)
     right = fingerprint(hosted.options.key.public_key().public_bytes_raw())
@@ -141,5 +142,5 @@ async def test_a_joiner_expecting_another_host_key_leaves_in_one_line_and_the_ta
     assert [p.name for p in record.table.players] == ["alice", "carol"]
     assert [line for line in hosted.lines if "bob" in line] == [
         "bob is at the door, checking your key before sitting down",
-        "bob left before sitting down, while checking your key (closed the connection)"]
+        f"bob did not accept your key {right}, and does not sit down"]
     assert not list(tmp_path.glob("bob*"))

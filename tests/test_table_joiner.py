@@ -168,12 +168,23 @@ def test_our_person_takes_as_long_as_they_need_about_the_host():
     assert arrival.sent()[-1] == Ready()
 
 
-def test_refusing_the_host_leaves_before_sitting_down():
+def test_refusing_the_host_leaves_before_sitting_down_and_says_so_to_the_host():
     arrival = Arrival()
     arrival.welcome()
     arrival.feed(Vetted(arrival.host.key, False))
     # One line of its own: the edge has said which key was refused and why (it said it twice)
     assert str(arrival.result()) == "bob does not sit down at alice's table" and Ready() not in arrival.sent()
+    # The host hears it (it heard only a closed connection), and the frame leaves before the close
+    assert arrival.sent()[-1] == Vouch(arrival.host.key, False)
+    close = next(a for a in arrival.actions if isinstance(a, Close))
+    assert close.part and close.within > 0
+
+
+def test_a_host_key_not_the_expected_one_is_refused_to_the_host_too():
+    arrival = Arrival(expect="0000-1111-2222-3333-4444-5555-6666-7777")
+    arrival.welcome()
+    assert arrival.sent()[-1] == Vouch(arrival.host.key, False) and Ready() not in arrival.sent()
+    assert str(arrival.result()).startswith("bob does not sit down: the host's key is ")
 
 
 def test_waiting_says_for_whom_and_the_news_keeps_the_host_alive():

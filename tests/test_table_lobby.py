@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pwhist.bodies import Player
+from p2pwhist.signed import fingerprint
 from p2pwhist.table import (
     PROTOCOL_VERSION,
     Begin,
@@ -18,6 +19,7 @@ from p2pwhist.table import (
     HostMachine,
     Limits,
     Lobby,
+    Lost,
     Opened,
     Ready,
     Received,
@@ -143,11 +145,29 @@ def test_nobody_answering_at_all_is_refused_after_the_trust_limit():
     assert isinstance(door.last(1), Refuse) and "did not decide" in door.last(1).reason and 1 in door.closed
 
 
-def test_a_joiner_who_leaves_while_checking_our_key_is_said_to_have_left_then():
-    """Our person hears who was at the door and that they left while checking our key (they
-    may have refused it: a joiner says nothing of that to the host, only closes)."""
-    from p2pwhist.table import Lost
+def test_a_joiner_who_does_not_accept_our_key_says_so_and_our_person_hears_it_with_our_fingerprint():
+    door = Door()
+    door.arrive(1, "bob")
+    door.feed(Received(1, encode(Vouch(door.me.key, False))))
+    assert door.lines() == ["bob is at the door, checking your key before sitting down",
+                            f"bob did not accept your key {fingerprint(door.me.key)}, and does not sit down"]
+    assert 1 in door.closed and [type(frame) for frame in door.sent[1]] == [Welcome]  # no frame back
+    door.feed(Lost(1, "closed the connection"))  # its hanging up says nothing more
+    assert len(door.lines()) == 2 and 1 not in door.machine.lobby.arrivals
 
+
+@pytest.mark.parametrize("about_us, trust", [(True, True), (False, False)])
+def test_at_the_door_a_vouch_is_only_a_refusal_of_our_key(about_us, trust):
+    door = Door()
+    door.arrive(1, "bob")
+    door.feed(Received(1, encode(Vouch(door.me.key if about_us else key(), trust))))
+    assert door.lines()[-1] == "Refused bob: not a p2pwhist READY: expected a READY, not a VOUCH"
+    assert 1 in door.closed
+
+
+def test_a_joiner_who_leaves_while_checking_our_key_is_said_to_have_left_then():
+    """Our person hears who was at the door and that they left while checking our key (a
+    joiner that refuses it says so first: above)."""
     door = Door()
     door.arrive(1, "bob")
     door.feed(Lost(1, "closed the connection"))

@@ -99,6 +99,8 @@ from p2pwhist.wire import MAX_FRAME
 # A NOTICE that the table waits for us, while our message is out, means the host never got it,
 # unless the two crossed on the way: it is acted on once our message has been out this long.
 RESEND_AFTER = 1.0
+# How long our last words (an ABORT, DONE, a VOUCH refusing the host) may take to leave.
+LAST_WORDS = 2.0
 
 
 class Step(enum.Enum):
@@ -333,8 +335,8 @@ class JoinerMachine(Playing):
                 return self._end(Refused(f"{welcome.name} (the host) is {what}, not this game"))
             return self._rejoin(now)
         if self.expect is not None and not same_fingerprint(self.expect, fingerprint(welcome.key)):
-            return self._end(TableError(f"{self.me.name} does not sit down: the host's key is "
-                                        f"{fingerprint(welcome.key)}, not the expected {self.expect}"))
+            return self._not_accepted(welcome, f"{self.me.name} does not sit down: the host's key is "
+                                               f"{fingerprint(welcome.key)}, not the expected {self.expect}")
         if welcome.game is not None:
             if any(game.game == welcome.game for game in self.resumable):  # a game of ours: take it up
                 return [Reopen(welcome.game)]
@@ -356,6 +358,14 @@ class JoinerMachine(Playing):
         return [Report(f"An unfinished game ({game.words}) is waiting in {game.path}: "
                        f"p2pwhist resume {game.path} goes back to it. This is a new table.")]
 
+    def _not_accepted(self, host: Welcome, why: str) -> list[Action]:
+        """We do not accept the host's key: we say so (a VOUCH about it, wire.md §2.1), so that
+        its person hears it, and hang up."""
+        assert self.conn is not None
+        self.step = Step.OVER
+        return [Send(self.conn, encode(Vouch(host.key, False))), Close(self.conn, LAST_WORDS, part=True),
+                Finish(TableError(why))]
+
     def _ready(self, now: float) -> list[Action]:
         assert self.conn is not None
         self.step, self.since = Step.WAITING, now
@@ -366,7 +376,7 @@ class JoinerMachine(Playing):
         self.vetted[event.key] = event.trusted
         if self.step is Step.VETTING and self.host is not None and event.key == self.host.key:
             if not event.trusted:  # our person said no; the edge has said which key, and why
-                return self._end(TableError(f"{self.me.name} does not sit down at {self.host.name}'s table"))
+                return self._not_accepted(self.host, f"{self.me.name} does not sit down at {self.host.name}'s table")
             return self._ready(now)
         if self.step is not Step.WAITING or self.conn is None:
             return []
@@ -613,7 +623,7 @@ class JoinerMachine(Playing):
         """Done: our last words (an ABORT, DONE) leave first, at the end of a game; a meeting
         that failed just hangs up."""
         self.step = Step.OVER
-        within = 2.0 if self.peer is not None or self.sitting is not None else 0.0
+        within = LAST_WORDS if self.peer is not None or self.sitting is not None else 0.0
         out: list[Action] = [Close(self.conn, within, part=within > 0)] if self.conn is not None else []
         return out + [Finish(result)]
 

@@ -92,7 +92,7 @@ class Stage(enum.Enum):
 # What each stage takes, per phase: a frame of any other type is refused in one line.
 _ACCEPTS: dict[tuple[Phase, Stage], frozenset[type]] = {
     (Phase.SEATING, Stage.GREETING): frozenset({Hello, Watch}),
-    (Phase.SEATING, Stage.WELCOMED): frozenset({Ready}),
+    (Phase.SEATING, Stage.WELCOMED): frozenset({Ready, Vouch}),  # a VOUCH: it does not accept our key
     (Phase.SEATING, Stage.VETTING): frozenset(),  # it waits for us: anything it says is a departure
     (Phase.SEATING, Stage.SEATED): frozenset({Vouch}),
     (Phase.STARTING, Stage.GREETING): frozenset({Hello, Watch}),
@@ -377,6 +377,8 @@ class Lobby:
         return out + self._tell(arrival)
 
     def _vouch(self, arrival: Arrival, vouch: Vouch, now: float) -> list[Action]:
+        if arrival.stage is Stage.WELCOMED:
+            return self._not_accepted(arrival, vouch)
         others = {other.said.key: other for other in self.seated if other is not arrival}
         about = others.get(vouch.key)
         if about is None:
@@ -389,6 +391,14 @@ class Lobby:
         out += self._leave(about, f"{arrival.name} did not accept you at this table (your key "
                                   f"{fingerprint(about.said.key)})", REFUSE_WITHIN)
         return out + self._news(now)
+
+    def _not_accepted(self, arrival: Arrival, vouch: Vouch) -> list[Action]:
+        """A joiner at the door that does not accept our key, as it says before it hangs up
+        (wire.md §2.1): our person hears it, with the fingerprint to compare by another way."""
+        if vouch.key != self.me.key or vouch.trust:
+            return self._refuse(arrival, self._unexpected(arrival, vouch))
+        return self._hang_up(arrival, f"{arrival.name} did not accept your key {fingerprint(self.me.key)}, and does "
+                                      "not sit down")
 
     def _returning(self, arrival: Arrival, rejoin: Rejoin, now: float) -> list[Action]:
         return self._handed_over(arrival, self._rejoin(arrival, rejoin, now))
@@ -495,10 +505,14 @@ class Lobby:
 
     def _drop(self, arrival: Arrival, why: str) -> list[Action]:
         """Hang up without a word: the other side does not speak p2pwhist, or has gone quiet."""
+        return self._hang_up(arrival, f"Dropped {arrival.name}: {why}")
+
+    def _hang_up(self, arrival: Arrival, line: str) -> list[Action]:
+        """Say ``line`` to our person and hang up on ``arrival`` without a word."""
         self._forget(arrival)
         arrival.stage = Stage.LEAVING
         self.arrivals[arrival.conn] = arrival
-        return [Report(f"Dropped {arrival.name}: {why}"), Close(arrival.conn, 0.0)]
+        return [Report(line), Close(arrival.conn, 0.0)]
 
     def _leave(self, arrival: Arrival, reason: str, within: float) -> list[Action]:
         """Say ``reason`` (best effort, within ``within`` seconds), then hang up."""
