@@ -34,13 +34,6 @@ _COMPASS = {
 }
 _LETTERS = str.maketrans({s.symbol: s.letter for s in Suit} | {"♡": "H", "♢": "D", "♧": "C", "♤": "S"})
 LABEL = 12  # width of the labels down the left of a table
-# The line interface's commands that are the same in every game (``ui.terminal.TerminalPlayer``
-# reads them): each game's help ends with them, after how its moves are typed and its "?".
-COMMANDS_HELP = """\
-  table  show the table again
-  h      a hint: what the computer would play, and why; Enter then plays it
-  help   show this
-  quit   leave the game (so does Ctrl-D)"""
 
 
 @dataclass(frozen=True, slots=True)

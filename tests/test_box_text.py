@@ -15,6 +15,7 @@ from p2pwhist.games.box.engine import Box, BoxHand, BoxView, Layout, Phase, Vari
 from p2pwhist.games.box.text import WIDTH
 from p2pwhist.games.registry import GAMES
 from p2pwhist.text import Style, seat_names
+from p2pwhist.ui.terminal import help_text
 
 TEXT = BOX.text
 PLAIN = Style()
@@ -270,6 +271,6 @@ def test_the_registry_entry_makes_a_working_game(players, variant):
 
 def test_the_rules_and_the_help_read_at_80_columns():
     assert TEXT.title == "Box" and "Pagat's rules" in TEXT.rules
-    for text in (TEXT.rules, TEXT.help(deal(2).view(0), PLAIN)):
+    for text in (TEXT.rules, help_text(TEXT, deal(2).view(0), PLAIN)):
         assert all(len(line) <= WIDTH for line in text.splitlines())
-    assert "box 2" in TEXT.help(deal(2).view(1), PLAIN)
+    assert "box 2" in help_text(TEXT, deal(2).view(1), PLAIN)

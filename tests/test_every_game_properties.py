@@ -30,6 +30,7 @@ from p2pwhist.cards import Card
 from p2pwhist.games.base import PLAYS, HonourPolicy, IllegalMove, audit
 from p2pwhist.games.registry import game_entry
 from p2pwhist.text import Style, seat_names
+from p2pwhist.ui.terminal import help_text
 
 PLAIN = Style(False)
 CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")  # a card as the games' words write it (Style(False) keeps symbols)
@@ -55,7 +56,7 @@ def screens(entry, view, names) -> list[str]:
     """Every screen a seat's person reads from its view."""
     text = entry.text
     shown = [text.header(view, names, PLAIN, 1), text.table(view, names, PLAIN, 1, [0] * view.players),
-             text.help(view, PLAIN), *text.finished_lines(view, 0, names, PLAIN), *text.notices(view)]
+             help_text(text, view, PLAIN), *text.finished_lines(view, 0, names, PLAIN), *text.notices(view)]
     if view.legal_moves:
         shown.append(text.legal(view, PLAIN))
     shown.append(repr([(c.move, c.card, c.label, c.typed, c.group, c.legal) for c in text.cells(view)]))

@@ -21,6 +21,7 @@ from test_every_game import CONFIGS
 from p2pwhist.games.registry import game_entry
 from p2pwhist.text import Style, seat_names
 from p2pwhist.ui.fullscreen import FullScreenPlayer
+from p2pwhist.ui.terminal import help_text
 
 PLAIN = Style(False)
 COLUMNS, ROWS = 80, 24
@@ -54,7 +55,7 @@ def test_every_table_fits_80_columns_for_every_seat_at_every_move(game):
                        text.table(view, names[seat], PLAIN, 1, [0] * game.players),
                        *text.finished_lines(view, 0, names[seat], PLAIN), *text.notices(view)]
             if view.legal_moves:
-                legal, helped = text.legal(view, PLAIN), text.help(view, PLAIN)
+                legal, helped = text.legal(view, PLAIN), help_text(text, view, PLAIN)
                 assert legal and helped.endswith(legal)
                 screens.append(helped.removesuffix(legal))
             if hand.is_over:

@@ -25,7 +25,7 @@ from p2pwhist.games.registry import GAMES
 from p2pwhist.local import play_hand, play_match, shuffled_deck
 from p2pwhist.text import Style
 from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
-from p2pwhist.ui.terminal import broken, hint_bot, style_for, wants_color
+from p2pwhist.ui.terminal import broken, help_text, hint_bot, style_for, wants_color
 
 REPO = Path(__file__).resolve().parent.parent
 WORDS = GAMES["boxwhist"].text
@@ -228,7 +228,7 @@ def test_quit_raises_input_closed() -> None:
 
 def test_help_explains_the_input_and_lists_the_plays() -> None:
     hand = _hand(2, seed=1)
-    text = WORDS.help(hand.view(hand.current_seat), Style())
+    text = help_text(WORDS, hand.view(hand.current_seat), Style())
     assert "box N" in text and "QS" in text and "Ctrl-D" in text
     assert text.splitlines()[-1].startswith("You may play: ")
 
@@ -256,7 +256,7 @@ def test_the_table_never_shows_a_closed_box(players: int) -> None:
             for seat in range(players):
                 view = hand.view(seat)
                 shown = WORDS.table(view, text.seat_names(players, seat), Style(), 1, [0] * players)
-                shown += WORDS.legal(view, Style()) + WORDS.help(view, Style())
+                shown += WORDS.legal(view, Style()) + help_text(WORDS, view, Style())
                 for card in _closed_box_cards(hand, seat):
                     assert card not in shown, f"seat {seat}'s closed box card {card} was shown"
                     checked += 1

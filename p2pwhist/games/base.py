@@ -273,6 +273,9 @@ class GameText(Protocol[ViewT_contra, HandT_contra]):
     title: str  # "Box Whist"
     rules: str  # the rules, written for players
     typed: str  # examples of moves as a person types them, for a help line: "QS, box 2"
+    # How a move is typed and "?" asked, in lines for the line interface's help, which adds
+    # its commands that every game shares and the legal moves (``ui.terminal.help_text``).
+    typing: str
 
     def header(self, view: ViewT_contra, names: Sequence[str], style: Style, hand_no: int) -> str: ...
 
@@ -280,8 +283,6 @@ class GameText(Protocol[ViewT_contra, HandT_contra]):
               points: Sequence[int] | None = None) -> str: ...  # all the seat may know, as it is asked to move
 
     def legal(self, view: ViewT_contra, style: Style) -> str: ...  # its legal moves, as they are typed
-
-    def help(self, view: ViewT_contra, style: Style) -> str: ...  # how to type moves, and the legal ones
 
     def refusal(self, refused: IllegalMove) -> str: ...  # one line
 

@@ -30,6 +30,12 @@ from p2pwhist.text import Style
 PROMPT = "Your play: "
 LINE_WIDTH = 80  # the columns the tables keep (tests/test_every_game_text.py), and long lines here
 SAY_COMMAND = "/say "  # no move begins with a slash
+# The commands every game shares, for the help after the game's own lines (``help_text``).
+COMMANDS_HELP = """\
+  table  show the table again
+  h      a hint: what the computer would play, and why; Enter then plays it
+  help   show this
+  quit   leave the game (so does Ctrl-D)"""
 _SYMBOLS = "".join(suit.symbol for suit in Suit)
 
 
@@ -59,6 +65,11 @@ def can_print_symbols(stream: TextIO) -> bool:
 def style_for(stream: TextIO, color: bool | None = None, environ: Mapping[str, str] | None = None) -> Style:
     """The style for ``stream``: ``color`` None means decide from the stream and the environment."""
     return Style(wants_color(stream, environ) if color is None else color, can_print_symbols(stream))
+
+
+def help_text(words: GameText, view: View, style: Style) -> str:
+    """What ``help`` shows: how a move is typed in this game, the commands, the legal moves."""
+    return f"{style.fit(words.typing)}\n{COMMANDS_HELP}\n{words.legal(view, style)}"
 
 
 def broken(lines: str) -> str:
@@ -242,7 +253,7 @@ class TerminalPlayer:
                     offered = said.move
                     self.screen.say("Press Enter to play it, or type another play.")
             elif command == "help":
-                self.screen.say(broken(words.help(view, style)))
+                self.screen.say(broken(help_text(words, view, style)))
             elif command == "table":
                 self.screen.say(words.table(view, names, style, self.hand_no, self.screen.points))
             elif command == "quit":

@@ -32,7 +32,6 @@ from p2pwhist.games.box.engine import (
     Variant,
 )
 from p2pwhist.text import (
-    COMMANDS_HELP,
     LABEL,
     YOU,
     Style,
@@ -92,12 +91,11 @@ holds extra cards puts one of them into the gap in the box; everyone saw it
 face up, so everyone knows where it is. A player whose box is empty is out; the
 others play on, and the last player with box cards wins the game's only point."""
 
-HELP = """\
+TYPING = """\
 Type a hand card to lay it: rank then suit, e.g. QS, 10h, Th or q♠ (T is a ten).
 Type box N to take the card in slot N of your box, unseen: e.g. box 2.
 Pagat's rules: type an extra card, e.g. 9c, to put it into your box when asked.
-  ?      list the moves the rules allow you now
-""" + COMMANDS_HELP
+  ?      list the moves the rules allow you now"""
 
 # Rule 9: the breaches on honour, as the end of the game reports them.
 BREACHES = {
@@ -296,6 +294,7 @@ class BoxText:
     title = "Box"
     rules = RULES
     typed = "QS, box 2"
+    typing = TYPING
 
     def header(self, view: BoxView, names: Sequence[str], style: Style, hand_no: int) -> str:
         """"== Hand 2: North deals, East opens; an empty box loses ==" (the variant's aim)."""
@@ -354,9 +353,6 @@ class BoxText:
                           for slot, p, card in view.box if p in positions)
         why = "Your hand is empty" if not hand else "You have nothing to lay"
         return _wrap(f"{why}: take a box card: {slots}", "  ")
-
-    def help(self, view: BoxView, style: Style) -> str:
-        return f"{style.fit(HELP)}\n{self.legal(view, style)}"
 
     def refusal(self, refused: IllegalMove) -> str:
         """One line for a move the rules refuse (a position number means nothing to a person)."""

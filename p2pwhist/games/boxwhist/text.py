@@ -25,7 +25,6 @@ from p2pwhist.games.boxwhist.engine import (
     TrickResult,
 )
 from p2pwhist.text import (
-    COMMANDS_HELP,
     Style,
     breach_record,
     cards_by_suit,
@@ -65,11 +64,10 @@ player draws the next card and shows it, so everyone always knows those cards.
 
 Winning. Most tricks wins the hand (equal most: a draw). Most hands won wins the match."""
 
-HELP = """\
+TYPING = """\
 Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (a ten: T or 10).
 Type box N to play the card in slot N of your box, e.g. box 2.
-  ?      list the plays the rules allow you now
-""" + COMMANDS_HELP
+  ?      list the plays the rules allow you now"""
 
 
 def trumps(trump: Suit | None, style: Style) -> str:
@@ -128,6 +126,7 @@ class BoxWhistText:
     title = "Box Whist"
     rules = RULES
     typed = "QS, box 2"
+    typing = TYPING
 
     def header(self, view: BoxWhistView, names: Sequence[str], style: Style, hand_no: int) -> str:
         """"== Hand 2: North deals; trumps are ♣ (clubs) ==" (the dealer by name)."""
@@ -179,9 +178,6 @@ class BoxWhistText:
             blind = " (blind)" if any(card is None for _, card in from_box) else ""
             parts.append(("or from your box: " if from_hand else "") + slots + blind)
         return "You may play: " + "; ".join(parts)
-
-    def help(self, view: BoxWhistView, style: Style) -> str:
-        return f"{style.fit(HELP)}\n{self.legal(view, style)}"
 
     def refusal(self, refused: IllegalMove) -> str:
         """One line for a move the rules refuse (a position number means nothing to a person)."""

@@ -29,7 +29,6 @@ from p2pwhist.games.germanwhist.engine import (
     dealt_hand,
 )
 from p2pwhist.text import (
-    COMMANDS_HELP,
     YOU,
     Style,
     breach_record,
@@ -69,10 +68,9 @@ Winning. Once the stack is gone, the last 13 tricks are played out with the card
 most of those 13 wins the hand (a variant counts all 26 tricks; equal is then a draw). Most
 hands won wins the match."""
 
-HELP = """\
+TYPING = """\
 Type a card to play it: rank then suit, e.g. QS, 10h, Th or q♠ (a ten: T or 10).
-  ?      list the plays the rules allow you now
-""" + COMMANDS_HELP
+  ?      list the plays the rules allow you now"""
 
 
 def trumps(trump: Suit, style: Style) -> str:
@@ -117,6 +115,7 @@ class GermanWhistText:
     title = "German Whist"
     rules = RULES
     typed = "QS, 10h"
+    typing = TYPING
 
     def header(self, view: GermanWhistView, names: Sequence[str], style: Style, hand_no: int) -> str:
         return _header(names[view.dealer], view.trump, style, hand_no)
@@ -159,9 +158,6 @@ class GermanWhistText:
         hand = view.hand
         ordered = sort_for_display(hand[m.position] for m in moves)
         return "You may play: " + " ".join(style.card(c) for c in ordered)
-
-    def help(self, view: GermanWhistView, style: Style) -> str:
-        return f"{style.fit(HELP)}\n{self.legal(view, style)}"
 
     def refusal(self, refused: IllegalMove) -> str:
         """One line for a move the rules refuse (a position number means nothing to a person)."""
