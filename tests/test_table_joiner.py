@@ -307,3 +307,36 @@ def test_a_game_of_ours_taken_up_on_this_connection_gives_the_host_the_whole_wai
     arrival.tick(arrival.now + 1)
     assert not [a for a in arrival.actions if isinstance(a, Finish)], arrival.lines()
     assert arrival.machine.deadline is not None and arrival.machine.deadline > arrival.now
+
+
+def test_a_flood_of_notices_shows_each_seats_news_once_until_it_changes_or_comes_again_in_time():
+    """A host may send NOTICEs as fast as its connection goes; each was a line on our screen. The
+    same seat's same news again within a second (an honest host sends it once an interval, at
+    least 2.5 s) is dropped; other news, and the same news in time, show."""
+    from p2pwhist.session import Session
+    from p2pwhist.signed import parse
+    from p2pwhist.table import Begun, Notice, Presence
+
+    arrival = Arrival()
+    arrival.welcome()
+    arrival.feed(Vetted(arrival.host.key, True))
+    carol = Player("carol", Ed25519PrivateKey.generate().public_key().public_bytes_raw())
+    arrival.from_host(Lobby(3, (arrival.host, arrival.machine.me, carol), 1, ()))
+    arrival.feed(Vetted(carol.key, True))
+    start = _start(arrival, carol)
+    arrival.from_host(start)
+    arrival.feed(Begun(Session(parse(start), 1, arrival.key, lambda: bytes(32))))
+
+    def shown(*notices: Notice) -> list[str]:
+        before = len(arrival.lines())
+        for notice in notices:
+            arrival.from_host(notice)
+        return arrival.lines()[before:]
+
+    assert len(shown(*[Notice(2, Presence.SLOW, n, 2000 - n) for n in range(1000)])) == 1
+    assert shown(Notice(2, Presence.GONE, 5, 295)) == ["carol lost connection; waiting for them to return (4:55 left)."]
+    assert shown(Notice(0, Presence.SLOW, 5, 295)) == ["Waiting for alice for 0:05; they forfeit in 4:55."]
+    arrival.now += LIMITS.notice_interval  # an honest host's next word on it
+    assert shown(Notice(2, Presence.GONE, 35, 265), Notice(2, Presence.GONE, 35, 265)) == [
+        "carol lost connection; waiting for them to return (4:25 left)."]
+    assert len(arrival.machine.noticed) == 2  # one entry a seat, however many NOTICEs

@@ -49,6 +49,7 @@ from p2pwhist.table._chat import Talk
 from p2pwhist.table._frames import Notice, encode
 from p2pwhist.table._gallery import Gallery
 from p2pwhist.table._spectator import SpectatorMachine
+from p2pwhist.table._words import ShownNotices
 from p2pwhist.text import Style
 from p2pwhist.transcript import read_transcript
 from p2pwhist.verify import verify
@@ -397,4 +398,7 @@ async def test_a_spectator_says_a_notice_of_a_seat_at_its_table_and_drops_any_ot
     assert machine.handle(Received(conn, encode(Notice(5, Presence.GONE, 0, 60))), 3.0) == []
     (said,) = machine.handle(Received(conn, encode(gone)), 4.0)
     assert said == Report("bob lost connection; waiting for them to return (1:00 left).", gone)
+    # the same news again at once is a flood (each was a line), not news; in time it is said
+    assert [machine.handle(Received(conn, encode(gone)), 4.5) for _ in range(100)] == [[]] * 100
+    assert len(machine.handle(Received(conn, encode(gone)), 4.0 + ShownNotices.REPEAT)) == 1
     assert not machine.finished

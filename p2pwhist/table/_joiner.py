@@ -92,7 +92,7 @@ from p2pwhist.table._frames import (
 )
 from p2pwhist.table._limits import HANDSHAKE_FRAME, Limits
 from p2pwhist.table._peer import Peer, Playing
-from p2pwhist.table._words import lobby_lines, notice_line
+from p2pwhist.table._words import ShownNotices, lobby_lines, notice_line
 from p2pwhist.text import clock
 from p2pwhist.wire import MAX_FRAME
 
@@ -162,6 +162,7 @@ class JoinerMachine(Playing):
         self.vetted: dict[bytes, bool] = {}  # our answers about keys, given once
         self.asked: set[bytes] = set()  # keys put to our person (or our known peers) meanwhile
         self.shown: list[str] = []  # the lobby lines last shown
+        self.noticed = ShownNotices()
         self.sitting: tuple[SignedMessage, int] | None = None  # START and our seat, while our files are made
         self.peer: Peer | None = None
         self.talk: Talk | None = None  # the table's talk, once the game is under way
@@ -532,9 +533,11 @@ class JoinerMachine(Playing):
                 # or for nobody: ours completed it): it never got it. Rejoining, we learn what it
                 # holds, and send the rest again.
                 return self._away("The host has not got our last message", now)
-            if frame.seat < len(names) and (frame.seat, frame.presence) != (seat, Presence.BACK):
-                return [Report(notice_line(frame, names, seat), frame)]
-            return []
+            if frame.seat >= len(names) or (frame.seat, frame.presence) == (seat, Presence.BACK):
+                return []
+            if not self.noticed.worth_showing(frame, now):
+                return []
+            return [Report(notice_line(frame, names, seat), frame)]
         if isinstance(frame, Done):
             if self.ending_until is None or peer.result is None:
                 return []  # the host's word on an end we have not reached: nothing to answer

@@ -59,7 +59,7 @@ from p2pwhist.table._frames import (
     read_for_spectator,
 )
 from p2pwhist.table._limits import Limits
-from p2pwhist.table._words import notice_line
+from p2pwhist.table._words import ShownNotices, notice_line
 from p2pwhist.wire import MAX_FRAME
 
 UNTRUSTED = "the table's log cannot be trusted"
@@ -78,6 +78,7 @@ class SpectatorMachine:
         self.talk: Talk | None = None  # the table's talk, checked as a seat checks it, once START is known
         self._conn: ConnId | None = None
         self._heard = 0.0  # when the host last sent anything
+        self._noticed = ShownNotices()
         self._over = False
 
     @property
@@ -141,7 +142,7 @@ class SpectatorMachine:
             return [heard] if heard is not None else []
         if isinstance(frame, Notice):  # of a seat the table has: before START there is none
             players = self.session.table.players if self.session is not None else ()
-            if frame.seat >= len(players):
+            if frame.seat >= len(players) or not self._noticed.worth_showing(frame, now):
                 return []
             return [Report(notice_line(frame, [p.name for p in players], None), frame)]
         if self.session is None:

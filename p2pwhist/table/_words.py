@@ -21,6 +21,29 @@ def notice_line(notice: Notice, names: Sequence[str], me: int | None) -> str:
     return f"Waiting for {name} for {clock(notice.waited)}; they forfeit in {left}."
 
 
+class ShownNotices:
+    """The NOTICE last shown for each seat, and when. A host may send NOTICEs as fast as its
+    connection goes, each a line on the screen; an honest one sends a seat's same news again
+    only once a notice interval (``Limits.notice_interval``: at least a quarter of the least
+    move limit a table may agree, 2.5 s). So the same news again within ``REPEAT`` seconds is
+    a flood, not news, and is not shown; other news is, at once. One entry a seat."""
+
+    REPEAT = 1.0
+
+    def __init__(self) -> None:
+        self._last: dict[int, tuple[Presence, float]] = {}
+
+    def worth_showing(self, notice: Notice, now: float) -> bool:
+        last = self._last.get(notice.seat)
+        if last is not None and last[0] is notice.presence and now - last[1] < self.REPEAT:
+            return False
+        self._last[notice.seat] = (notice.presence, now)
+        return True
+
+    def __len__(self) -> int:
+        return len(self._last)
+
+
 def seats_line(seats: int, players: Sequence[Player]) -> str:
     """"2 of 4 seats taken: alice, bob"."""
     return f"{len(players)} of {seats} seats taken: {', '.join(p.name for p in players)}"
