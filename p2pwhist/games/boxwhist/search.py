@@ -223,6 +223,12 @@ moves played at random, to vary what a deterministic playout values (the same 10
 clock, each run beside the shipped search): 0.626 of 174 against 0.621 of 169, +0.005 (-0.060
 to +0.070), 0.135 s a move against 0.139.
 
+The hard level at 2 players (5,000 iterations) against the heuristic, on seed 911's first 150
+pairs with no clock, both cores (``--jobs 2``): 0.690 of 271 decided hands (0.633-0.742), pairs
+won/lost 66/7, 0.58 s a move, in 38 min; normal on the same pairs 0.632 of 261 (0.572-0.688),
+55/14, 0.13 s: pair by pair +0.058 (+0.004 to +0.112). So hard is stronger than normal against
+the heuristic, just clear of even; head to head it was not shown (4,000 iterations, above).
+
 At 4 players, 100 deals (seed 804, no clock, the same deals for each; differences deal by deal
 with ``scripts/paired.py``) against the shipped bot's 0.381 of 312 points (0.340-0.422):
 
