@@ -83,10 +83,10 @@ def bot_key(name: str) -> Path:
     rating in ``p2pwhist stats``, not a stranger each time; and a match of bots alone (``play
     --watch``) is theirs, never counted as the person's."""
     path = home_dir() / "bots" / f"{name}.pem"
-    try:
-        load_identity(path)
-    except HomeError:
-        if not path.exists():
-            raise
-        load_identity(path)  # another play made it meanwhile: read it
+    if not path.exists():  # read by whoever plays with it, which says so if it cannot
+        try:
+            load_identity(path)  # makes it
+        except HomeError:
+            if not path.exists():
+                raise  # else another play made it meanwhile
     return path

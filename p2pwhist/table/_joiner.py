@@ -362,10 +362,7 @@ class JoinerMachine(Playing):
     def _not_accepted(self, host: Welcome, why: str) -> list[Action]:
         """We do not accept the host's key: we say so (a VOUCH about it, wire.md §2.1), so that
         its person hears it, and hang up."""
-        assert self.conn is not None
-        self.step = Step.OVER
-        return [Send(self.conn, encode(Vouch(host.key, False))), Close(self.conn, LAST_WORDS, part=True),
-                Finish(TableError(why))]
+        return self._end(TableError(why), last=encode(Vouch(host.key, False)))
 
     def _ready(self, now: float) -> list[Action]:
         assert self.conn is not None
@@ -622,13 +619,15 @@ class JoinerMachine(Playing):
             return self._retry(f"the host sent a bad frame: {why}", now)
         return self._end(RemoteTableError(f"{self._host_words()} sent a bad frame: {why}", HOST))
 
-    def _end(self, result: Outcome | Exception) -> list[Action]:
-        """Done: our last words (an ABORT, DONE) leave first, at the end of a game; a meeting
-        that failed just hangs up."""
+    def _end(self, result: Outcome | Exception, last: bytes | None = None) -> list[Action]:
+        """Done: our last words (an ABORT, DONE, or ``last``, sent here) leave first, at the end
+        of a game or with ``last``; a meeting that failed otherwise just hangs up."""
         self.step = Step.OVER
-        within = LAST_WORDS if self.peer is not None or self.sitting is not None else 0.0
-        out: list[Action] = [Close(self.conn, within, part=within > 0)] if self.conn is not None else []
-        return out + [Finish(result)]
+        if self.conn is None:
+            return [Finish(result)]
+        within = LAST_WORDS if last is not None or self.peer is not None or self.sitting is not None else 0.0
+        said: list[Action] = [Send(self.conn, last)] if last is not None else []
+        return [*said, Close(self.conn, within, part=within > 0), Finish(result)]
 
     def _host_words(self) -> str:
         return f"{self.host.name} (the host)" if self.host is not None else f"the host {self.where}"
