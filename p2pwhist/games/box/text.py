@@ -92,7 +92,7 @@ face up, so everyone knows where it is. A player whose box is empty is out; the
 others play on, and the last player with box cards wins the game's only point."""
 
 TYPING = """\
-Type a hand card to lay it: rank then suit, e.g. QS, 10h, Th or q♠ (T is a ten).
+Type a hand card to lay it: rank then suit, e.g. QS, 10h or q♠ (a ten: T or 10).
 Type box N to take the card in slot N of your box, unseen: e.g. box 2.
 Pagat's rules: type an extra card, e.g. 9c, to put it into your box when asked.
   ?      list the moves the rules allow you now"""
