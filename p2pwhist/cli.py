@@ -32,7 +32,7 @@ from p2pwhist.bodies import Table
 from p2pwhist.games.base import ConfigError, GameEntry
 from p2pwhist.games.bots import DEFAULT_LEVEL, LEVELS
 from p2pwhist.games.registry import GAMES, options_offered
-from p2pwhist.home import HomeError, home_dir, load_identity, secrets_path, unfinished_games
+from p2pwhist.home import HomeError, home_dir, load_identity, saved_games, secrets_path, unfinished_games
 from p2pwhist.limits import (
     DEFAULT_PORT,
     DEFAULT_SPECTATORS,
@@ -87,7 +87,7 @@ and need not trust each other:
   p2pwhist rules [GAME]         how to play a game (without GAME: the games)
   p2pwhist verify FILE...       check recorded games (several: where those of one game part)
   p2pwhist stats [FILE...]      who beat whom, from verified recorded games
-  p2pwhist show FILE            print a recorded game like a score sheet
+  p2pwhist show [FILE...]       print recorded games like score sheets (no FILE: the last one)
 
 Set P2PWHIST_HOME to keep identity, known peers and saved games somewhere else
 (default ~/.local/share/p2pwhist), e.g. to run several peers on one machine.
@@ -356,10 +356,15 @@ def build_parser() -> argparse.ArgumentParser:
                          "several files, "
                          "an array of them, in order, each with its \"file\" and where it \"parted\" from another "
                          "file of its game (null if it did not)")
-    show = commands.add_parser("show", help="print a recorded game as a score sheet",
+    show = commands.add_parser("show", help="print recorded games as score sheets",
                                description="Print each hand like a PBN record: tags, the deal, one line per trick, "
-                               "the result; then the match table. The game is verified first.")
-    show.add_argument("path", type=Path, metavar="FILE", help="a transcript (.p2pw) file")
+                               "the result; then the match table. Each game is verified first; one that is not "
+                               "valid is named with why instead. With several files, or none, each sheet opens "
+                               "with its file's name. Exit 0: all shown; 1: any invalid; 2: any file that is no "
+                               "transcript.")
+    show.add_argument("paths", type=Path, nargs="*", metavar="FILE",
+                      help="a transcript (.p2pw) file; without FILE, the game saved here last (played, watched "
+                      "or going on)")
 
     commands.add_parser("tables", help="list the tables announced on this network",
                         description="Listen for 2 s for tables announced on the local network (multicast DNS) "
@@ -584,7 +589,7 @@ def _verify(args: argparse.Namespace) -> int:
             verdict = verify(read_transcript(path))
         except TranscriptError as error:
             missing = True
-            print(f"p2pwhist: {label}: {error}", file=sys.stderr)
+            print(f"p2pwhist: {label}: {error.reason}", file=sys.stderr)  # the place, once
             reports.append({"file": label, **unreadable(error).to_json(), "parted": None})
             continue
         invalid |= not verdict.valid
@@ -625,12 +630,37 @@ def _verdict_lines(verdict: Verdict) -> list[str]:
 
 
 def _show(args: argparse.Namespace) -> int:
-    verdict = verify(read_transcript(args.path))
-    if not verdict.valid:
-        print(f"p2pwhist: {args.path} is not a valid game: {verdict.error}", file=sys.stderr)
-        return 1
-    print(scoresheet(verdict))
-    return 0
+    paths: list[Path] = args.paths or [_last_game()]
+    named = len(paths) > 1 or not args.paths  # which file a sheet is, unless it is the one typed
+    missing = invalid = shown = False
+    for path in paths:
+        try:
+            verdict = verify(read_transcript(path))
+        except TranscriptError as error:
+            if len(paths) == 1:  # one line, exit 2, in ``_run``
+                raise
+            missing = True
+            print(f"p2pwhist: {path}: {error.reason}", file=sys.stderr)
+            continue
+        if not verdict.valid:
+            invalid = True
+            print(f"p2pwhist: {path} is not a valid game: {verdict.error}", file=sys.stderr)
+            continue
+        if shown:
+            print()
+        if named:
+            print(f"== {path} ==")
+        print(scoresheet(verdict))
+        shown = True
+    return EXIT_USAGE if missing else EXIT_PEER if invalid else 0
+
+
+def _last_game() -> Path:
+    """``show`` with no FILE: the game saved here last, or a ``ConfigError`` saying there is none."""
+    saved = saved_games()
+    if not saved:
+        raise ConfigError(f"no game is saved in {home_dir() / 'games'} yet; name a file: p2pwhist show FILE")
+    return saved[0]
 
 
 def _stats(args: argparse.Namespace) -> int:

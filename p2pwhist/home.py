@@ -313,15 +313,25 @@ def command_path(transcript: Path) -> Path:
     return transcript.with_name(transcript.name + ".command")
 
 
-def unfinished_games() -> list[Path]:
-    """The transcripts under ``$P2PWHIST_HOME/games`` whose games may be resumed, newest
-    first: those that still have their secrets file, which a game deletes once it is over."""
-    folder = home_dir() / "games"
+def saved_games() -> list[Path]:
+    """The transcripts under ``$P2PWHIST_HOME/games``, the last written first."""
+    def written(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:  # gone since it was listed
+            return 0.0
+
     try:
-        found = [path for path in folder.glob("*.p2pw") if secrets_path(path).is_file()]
+        found = [path for path in (home_dir() / "games").glob("*.p2pw") if path.is_file()]
     except OSError:
         return []
-    return sorted(found, key=lambda path: path.stat().st_mtime, reverse=True)
+    return sorted(found, key=written, reverse=True)
+
+
+def unfinished_games() -> list[Path]:
+    """The saved games that may be resumed, the last written first: those that still have
+    their secrets file, which a game deletes once it is over."""
+    return [path for path in saved_games() if secrets_path(path).is_file()]
 
 
 def identity_fingerprint(key: Ed25519PrivateKey) -> str:

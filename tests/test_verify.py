@@ -2,12 +2,14 @@
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from p2pwhist.bodies import CardPlay
+from p2pwhist.cli import main
 from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.inprocess import random_match
 from p2pwhist.signed import Kind, parse, seal
@@ -88,3 +90,28 @@ def test_show_prints_tags_every_trick_and_the_match_table(game, tmp_path):
     assert "Final points: seat0 " in text
     hand_cards = [line for line in text.splitlines() if line.startswith("seat0: ")]
     assert len(hand_cards) == 2 and "| box " in hand_cards[0]
+
+
+def test_show_with_several_files_names_each_sheet_and_says_what_it_could_not_show(game, tmp_path, capsys):
+    first, second = write(tmp_path / "a.p2pw", game[0].log), write(tmp_path / "b.p2pw", game[1].log)
+    (tmp_path / "junk.p2pw").write_bytes(b"junk")
+    assert main(["show", str(first), str(tmp_path / "junk.p2pw"), str(second)]) == 2
+    said = capsys.readouterr()
+    assert said.err == f"p2pwhist: {tmp_path / 'junk.p2pw'}: not a p2pwhist transcript (no P2PWHST1 header)\n"
+    sheets = said.out.split("\n\n== ")
+    assert len(sheets) == 2 and sheets[0].startswith(f"== {first} ==\n[Game \"boxwhist\"]")
+    assert sheets[1].startswith(f"{second} ==\n[Game \"boxwhist\"]")
+    assert all(sheet.count("Final points: seat0 ") == 1 for sheet in sheets)
+
+
+def test_show_with_no_file_shows_the_game_saved_last_and_says_so(game, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path))
+    assert main(["show"]) == 2
+    assert capsys.readouterr().err == \
+        f"p2pwhist: no game is saved in {tmp_path / 'games'} yet; name a file: p2pwhist show FILE\n"
+    (tmp_path / "games").mkdir()
+    older, newer = write(tmp_path / "games" / "b.p2pw", game[0].log), write(tmp_path / "games" / "a.p2pw", game[0].log)
+    os.utime(older, (1, 1))
+    assert main(["show"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith(f"== {newer} ==\n[Game \"boxwhist\"]") and str(older) not in shown

@@ -98,3 +98,14 @@ def test_several_files_make_one_array_with_an_object_for_each(log, tmp_path, cap
     assert [item["valid"] for item in json_report] == [True, False, False, False, False, True]
     assert all(item["error"]["seq"] is None for item in json_report[1:5])
     assert json_report[5]["stopped"].startswith(f"the file ends inside message {len(log)} (9 stray bytes)")
+
+
+def test_several_files_in_words_name_each_file_that_is_no_transcript_once(log, tmp_path, capsys):
+    (tmp_path / "good.p2pw").write_bytes(transcript(log))
+    (tmp_path / "garbage.p2pw").write_bytes(b"\xff" * 100)
+    paths = [tmp_path / name for name in ("good.p2pw", "missing.p2pw", "garbage.p2pw")]
+    code = cli.main(["verify", *map(str, paths)])
+    said = capsys.readouterr()
+    assert code == 2 and said.out.startswith(f"{paths[0]}: valid, unfinished")
+    assert said.err.splitlines() == [f"p2pwhist: {paths[1]}: No such file or directory",
+                                     f"p2pwhist: {paths[2]}: not a p2pwhist transcript (no P2PWHST1 header)"]
