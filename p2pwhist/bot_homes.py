@@ -1,16 +1,9 @@
-"""The computer players' homes for ``p2pwhist play``: one temporary folder per match, each bot's
-``$P2PWHIST_HOME`` (its key, its transcript, its deck secrets) a folder inside it, all removed
-when ``play`` ends, by its result, Ctrl-C, a hang-up or a plain ``kill``.
-
-A process killed outright (``kill -9``, a power cut) removes nothing, so each folder is held:
-an exclusive ``flock`` on its ``held`` file for as long as its ``play`` runs. The kernel drops
-the lock when the process ends, however it ends, so a folder whose lock can be taken belongs to
-a ``play`` that is over, and the next ``play`` removes it (``remove_abandoned``). The lock is
-taken before the file gets its name, so no folder is seen unheld while it is being made; and a
-folder is removed before its lock is let go, so two players never remove the same one.
-
-Only folders of this user's, not symbolic links, with the prefix below are looked at, in the
-temporary folder (``$TMPDIR``); ``shutil.rmtree`` follows no link inside them.
+"""The computer players' files for ``p2pwhist play``: each bot's home (``$P2PWHIST_HOME``) and
+its game's files, in a folder beside the match's transcript (``home.bots_path``), so that a match
+stopped by Ctrl-C, a closed terminal or a crash goes on where it stopped (``p2pwhist resume``):
+the person's seat from its transcript, each bot from its own. The folder is made, private, when
+the match begins and removed when it ends; a match that stopped keeps it, as it keeps its
+secrets and its command (``gamefiles``), until it is taken up again and ends.
 
 A bot's key is not in its folder: each computer player keeps one, in the person's home
 (``bot_key``), so that it is one player in ``p2pwhist stats`` from match to match.
@@ -18,62 +11,48 @@ A bot's key is not in its folder: each computer player keeps one, in the person'
 
 from __future__ import annotations
 
-import contextlib
-import fcntl  # Unix only, as play's bots are
-import os
 import shutil
-import stat
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
-from p2pwhist.home import HomeError, home_dir, load_identity
-
-PREFIX = "p2pwhist-bots-"
-HELD = "held"
+from p2pwhist.games.base import ConfigError
+from p2pwhist.home import HomeError, bots_path, home_dir, load_identity
 
 
-@contextlib.contextmanager
-def bot_homes() -> Iterator[Path]:
-    """A new folder for this match's bots, held while the block runs and removed after it;
-    folders left by earlier matches killed outright are removed first."""
-    remove_abandoned()
-    folder = Path(tempfile.mkdtemp(prefix=PREFIX))
-    held: int | None = None
+def bot_home(transcript: Path, seat: int) -> Path:
+    """The home of the bot in ``seat`` of the match recorded in ``transcript``."""
+    return bots_path(transcript) / f"seat{seat}"
+
+
+def bot_transcript(transcript: Path, seat: int) -> Path:
+    """The transcript the bot in ``seat`` keeps of that match, in its home."""
+    return bot_home(transcript, seat) / "match.p2pw"
+
+
+def make_bots_folder(transcript: Path) -> None:
+    """The bots' folder for a new match, readable by its owner alone; a ``ConfigError`` if
+    anything is there already: a folder someone else made could hold what reads the bots'
+    cards, and one of ours belongs to another match."""
+    folder = bots_path(transcript)
     try:
-        held = os.open(folder / f"{HELD}.new", os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
-        fcntl.flock(held, fcntl.LOCK_EX)
-        os.rename(folder / f"{HELD}.new", folder / HELD)  # named once locked
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)  # before the lock goes (see the docstring)
-        if held is not None:
-            os.close(held)
+        folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # as the transcript's will be
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        raise ConfigError(f"{folder} already exists: the computer players' files are never reused") from None
+    except OSError as error:
+        raise ConfigError(f"cannot make the computer players' folder {folder}: {error.strerror}") from None
 
 
-def remove_abandoned(where: Path | None = None) -> list[Path]:
-    """Remove the bots' folders in ``where`` (default: the temporary folder) that no running
-    ``play`` holds; return them."""
-    where = Path(tempfile.gettempdir()) if where is None else where
-    removed = []
-    for folder in where.glob(f"{PREFIX}*"):
-        try:
-            info = folder.lstat()
-            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-                continue
-            held = os.open(folder / HELD, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:  # gone meanwhile, not ours to read, or not held yet (being made)
-            continue
-        try:
-            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # a play runs with it
-            continue
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
-        finally:
-            os.close(held)
-    return removed
+def check_bots_folder(transcript: Path) -> None:
+    """A ``ConfigError`` unless the match in ``transcript`` still has its bots' folder, to go on."""
+    folder = bots_path(transcript)
+    if not folder.is_dir() or folder.is_symlink():
+        raise ConfigError(f"cannot resume {transcript}: the computer players' files ({folder}) are gone")
+
+
+def remove_bots_folder(transcript: Path) -> None:
+    """Remove the bots' folder of a match that is over: their transcripts are copies of the
+    person's, and their secrets protect nothing any more. ``shutil.rmtree`` follows no link."""
+    shutil.rmtree(bots_path(transcript), ignore_errors=True)
 
 
 def bot_key(name: str) -> Path:

@@ -21,6 +21,7 @@ import contextlib
 import importlib.metadata
 import json
 import os
+import shlex
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -46,7 +47,7 @@ from p2pwhist.limits import (
 )
 from p2pwhist.signed import public_bytes
 from p2pwhist.stats_cache import VerifiedCache
-from p2pwhist.text import check_line, clock, match_line, plural
+from p2pwhist.text import clock, match_line, plural
 from p2pwhist.transcript import TranscriptError, read_transcript
 from p2pwhist.ui.scoresheet import scoresheet
 from p2pwhist.verify import Verdict, first_partings, unreadable, verify
@@ -263,6 +264,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--local", action="store_true", help="play in this process, without the network "
                       "or the card-dealing protocol (fast; nothing to verify)")
     play.add_argument("--seed", type=int, help="with --local: repeat a particular game")
+    play.add_argument("--transcript", type=Path, help="where to write the match's transcript (default: a new file "
+                      f"under {_in_home('games')}); the computer players keep their files beside it until the match "
+                      "ends. A match stopped there (Ctrl-C, a closed terminal, a crash) goes on where it stopped: "
+                      "p2pwhist resume does this")
     _plain_argument(play)
 
     host_ = commands.add_parser("host", help="start a table and wait for the other players",
@@ -311,6 +316,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "fingerprint; when it has, you are not asked whether to trust the host (with no "
                        "address: join the table on this network with this fingerprint)")
     _peer_arguments(join_)
+    join_.add_argument("--stop-with-input", action="store_true", help="end when standard input closes, the game "
+                       "kept to go on with: how the computer players of p2pwhist play end with it, however it ends")
 
     watch_ = commands.add_parser("watch", help="watch a table at HOST[:PORT], or one on this network",
                                  description="Connect to a host as a spectator: you sit in no seat and see only "
@@ -375,8 +382,10 @@ def build_parser() -> argparse.ArgumentParser:
     resume = commands.add_parser("resume", help="go back to a game that stopped",
                                  description="Go on with a game this peer left before its end (a crash, Ctrl-C, a "
                                  "lost connection), from its transcript and the secrets saved beside it: run the "
-                                 "command that started it again. The same command run again does the same. The "
-                                 "others keep the table open for --wait seconds (default 300).")
+                                 "command that started it again. For host and join, the same command run again "
+                                 "does the same, and the others keep the table open for --wait seconds (default "
+                                 "300); a match against the computer (play) waits as long as you like, its "
+                                 "computer players going on from their own files.")
     resume.add_argument("path", type=Path, nargs="?", metavar="FILE",
                         help=f"the game's transcript (default: the newest unfinished game in {_in_home('games')})")
 
@@ -466,8 +475,9 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                     (secrets_path(path).exists() if path is not None else unfinished_games()):
                 print("p2pwhist: to go back to the game, run the same command again, or p2pwhist resume, "
                       f"{_within_the_wait(path)}", file=sys.stderr)
-            elif args.command == "play" and path is not None:  # the bots are gone: it cannot go on
-                print(f"p2pwhist: the match so far is kept. {check_line(path)}", file=sys.stderr)
+            elif args.command == "play" and path is not None and secrets_path(path).exists():
+                print(f"p2pwhist: the match is kept: p2pwhist resume {shlex.quote(str(path))} goes on with it",
+                      file=sys.stderr)
             return EXIT_INTERRUPTED
         if isinstance(error, BrokenPipeError):  # output piped into e.g. `head`, which stopped reading
             sys.stderr.close()
@@ -492,7 +502,7 @@ def _within_the_wait(transcript: Path | None) -> str:
 
 
 def _resumed(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
-    """``resume [FILE]``: the host or join command that started the unfinished game in FILE
+    """``resume [FILE]``: the play, host or join command that started the unfinished game in FILE
     (default: the newest), with its transcript named, parsed as if typed again."""
     from p2pwhist.gamefiles import resume_argv
 

@@ -11,11 +11,13 @@ import argparse
 import contextlib
 import os
 import random
+import secrets
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -23,14 +25,29 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pwhist.addresses import parse_address
 from p2pwhist.bodies import Table, check_name
-from p2pwhist.bot_homes import bot_homes, bot_key
+from p2pwhist.bot_homes import (
+    bot_home,
+    bot_key,
+    bot_transcript,
+    check_bots_folder,
+    make_bots_folder,
+    remove_bots_folder,
+)
 from p2pwhist.cores import Cores
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
 from p2pwhist.games.base import BotFactory, ConfigError, EngineMisuse, Game, GameEntry, GameText, Play, View
 from p2pwhist.games.bots import DEFAULT_LEVEL, Bot, check_level, make_bot
 from p2pwhist.games.match import MatchLength
 from p2pwhist.games.registry import chosen, game_entry, options_offered
-from p2pwhist.home import HomeError, KnownPeers, Remembered, identity_fingerprint, load_identity, secrets_path
+from p2pwhist.home import (
+    HomeError,
+    KnownPeers,
+    Remembered,
+    identity_fingerprint,
+    load_identity,
+    new_transcript_path,
+    secrets_path,
+)
 from p2pwhist.identity import same_fingerprint
 from p2pwhist.limits import DEFAULT_TIMEOUT, DEFAULT_WAIT, MIN_WAIT
 from p2pwhist.local import LocalMatch, play_match
@@ -50,7 +67,7 @@ from p2pwhist.table import Heard as TableHeard
 from p2pwhist.table import chat_line
 from p2pwhist.text import YOU, check_line, hand_line, match_line, match_summary
 from p2pwhist.transcript import TranscriptError, read_transcript
-from p2pwhist.ui import TerminalPlayer, Watcher
+from p2pwhist.ui import InputClosed, TerminalPlayer, Watcher
 from p2pwhist.ui.fullscreen import FullScreenPlayer, can_go_full_screen
 from p2pwhist.ui.terminal import TerminalQuestions, Thinking, hint_bot, style_for
 from p2pwhist.verify import verify
@@ -284,21 +301,28 @@ def _asker(bot: str | None):
     return TerminalQuestions(sys.stdin, sys.stdout).ask
 
 
+def _going_on(transcript: Path | None, key: Ed25519PrivateKey) -> Path | None:
+    """The unfinished game of ours that ``--transcript`` names (its secrets file beside it), to
+    go on with; None for a new game. Any other file there is never overwritten: a
+    ``ConfigError``. Found now, not once the game began (its files are made with O_EXCL then)."""
+    if transcript is None:
+        return None
+    saved = secrets_path(transcript)
+    if os.path.lexists(transcript) and os.path.lexists(saved):
+        return unfinished(transcript, key).path
+    if os.path.lexists(transcript):  # a file, or a symbolic link even to nowhere
+        raise ConfigError(f"{transcript} already exists: a transcript is never overwritten")
+    if os.path.lexists(saved):
+        raise ConfigError(f"{saved} already exists: a secrets file is never reused (whoever made it "
+                          "could read your cards; remove it if it is yours)")
+    return None
+
+
 def _options(args: argparse.Namespace, display: _Display) -> PeerOptions:
     """What ``host`` and ``join`` share. A ``--transcript`` that exists is the game to go on
-    with if it is an unfinished game of ours (its secrets file beside it); otherwise it is
-    never overwritten."""
+    with if it is an unfinished game of ours; otherwise it is never overwritten."""
     key = load_identity(args.identity)
-    resume = None
-    if args.transcript is not None:  # found now, not once the game began (the files are made with O_EXCL then)
-        saved = secrets_path(args.transcript)
-        if os.path.lexists(args.transcript) and os.path.lexists(saved):
-            resume = unfinished(args.transcript, key).path
-        elif os.path.lexists(args.transcript):  # a file, or a symbolic link even to nowhere
-            raise ConfigError(f"{args.transcript} already exists: a transcript is never overwritten")
-        elif os.path.lexists(saved):
-            raise ConfigError(f"{saved} already exists: a secrets file is never reused (whoever made it "
-                              "could read your cards; remove it if it is yours)")
+    resume = _going_on(args.transcript, key)
     name = _person_name(args.name, _at_terminal(args.bot))
     known = KnownPeers.default()
     return PeerOptions(
@@ -367,7 +391,7 @@ def host_command(args: argparse.Namespace) -> int:
     if options.resume is None and args.transcript is None:
         options.resume = started_by(args.argv)  # the very same command again: its game goes on
         if options.resume is None:
-            _say_what_waits(options)
+            _say_what_waits(options.key, options.report)
     options.spectators, options.delay = args.spectators, args.delay
     table = HostOptions(game, length, args.port, args.bind, announce=not args.no_announce, map_port=not args.no_map)
     with _telling_where(args, options):
@@ -387,13 +411,13 @@ def _telling_where(args: argparse.Namespace, options: PeerOptions) -> Iterator[N
         args.transcript = options.transcript
 
 
-def _say_what_waits(options: PeerOptions) -> None:
-    """One line when an unfinished game of ours waits while we start another table."""
-    waiting = our_unfinished(options.key)
+def _say_what_waits(key: Ed25519PrivateKey, report: Callable[[str], None]) -> None:
+    """One line when an unfinished game of ``key``'s waits while we start another table."""
+    waiting = our_unfinished(key)
     if waiting:
         game = waiting[0]
-        options.report(f"An unfinished game ({game.describe()}) is waiting in {game.path}: "
-                       f"p2pwhist resume {game.path} goes back to it. This is a new table.")
+        report(f"An unfinished game ({game.describe()}) is waiting in {game.path}: "
+               f"p2pwhist resume {game.path} goes back to it. This is a new table.")
 
 
 def join_command(args: argparse.Namespace) -> int:
@@ -409,10 +433,31 @@ def join_command(args: argparse.Namespace) -> int:
     # The very same command again, for a game it started: the host may be restarting too, so
     # keep trying within the wait; once it answers, its WELCOME says whether that game goes on.
     patient = options.resume is None and started_by(args.argv) is not None
+    playing = partial(join, options, address, port, args.expect, None, patient)
     with _telling_where(args, options):
-        record = display.run(join, options, address, port, args.expect, None, patient)
+        record = display.run(_until_input_closes, playing) if args.stop_with_input else display.run(playing)
     display.finish(record)
     return 0
+
+
+async def _until_input_closes(playing: Callable[[], Awaitable[GameRecord]]) -> GameRecord:
+    """``playing()``, unless standard input closes first: then ``InputClosed``, the game kept
+    to go on with. ``play`` holds the other end of its computer players' input, so that they
+    stop with it however it ends, even killed outright (``_bot_process``), instead of waiting
+    for it to come back and then declaring it gone, which would end a match that its person
+    can still take up again (``p2pwhist resume``)."""
+    records: list[GameRecord] = []
+    async with trio.open_nursery() as nursery:
+        async def play_then_stop_reading() -> None:
+            records.append(await playing())
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(play_then_stop_reading)
+        async with trio.lowlevel.FdStream(os.dup(sys.stdin.fileno())) as given:
+            while await given.receive_some():  # nothing is written to it: only its end matters
+                pass
+        raise InputClosed("the play that started this computer player is gone")
+    return records[0]
 
 
 class _Spectating:
@@ -619,21 +664,38 @@ PLAY_WAIT = MIN_WAIT
 
 
 def play_command(args: argparse.Namespace) -> int:
-    """A host in this process (the person, or a watched bot) and bots as separate processes."""
+    """A host in this process (the person, or a watched bot) and bots as separate processes.
+
+    The match keeps its files as a host's do, and the bots theirs in a folder beside its
+    transcript (``bot_homes``), so that one stopped goes on where it stopped: ``p2pwhist resume``
+    runs this command again with ``--transcript``, the person's seat resumes from it and each
+    bot from its own."""
     entry, game = _chosen(args)
     args.bot = args.bot or entry.default_bot
     _game_bot(entry, args.bot, args.level)
     if args.local:
+        if args.transcript is not None:
+            raise ConfigError("a --local match keeps no transcript, so it takes no --transcript")
         return _play_local(args, entry, game)
+    if _finished(args):
+        return 0
     display = _Display(args.bot if args.watch else None, watch=args.watch, full=_full_screen(args, not args.watch),
                        level=args.level, chat=not args.no_chat, thinking=_thinking(args), hinting=_hinting(args))
     # No hosting instructions to print, and no known peers to ask about. A person plays under
     # their own name and key; a bot, watched in seat 0 or playing another, under its own
     # (``_bot_name``, ``bot_key``), never the person's: a match of bots is not theirs.
     seat_0 = _bot_name(args.bot, 0, args.level) if args.watch else None
-    options = PeerOptions(name=seat_0 or _person_name(args.name, _at_terminal(None)),
-                          key=load_identity(None if seat_0 is None else bot_key(seat_0)), agent=display.agent(),
-                          transcript=None,
+    key = load_identity(None if seat_0 is None else bot_key(seat_0))
+    resume = _going_on(args.transcript, key)
+    if resume is not None:
+        check_bots_folder(resume)
+    else:
+        _say_what_waits(key, display.report)
+    # A new match's transcript is named now, not at START as a host's: its bots' folder goes
+    # beside it, and they join before START.
+    transcript = resume or args.transcript or new_transcript_path(secrets.token_bytes(32))
+    options = PeerOptions(name=seat_0 or _person_name(args.name, _at_terminal(None)), key=key, agent=display.agent(),
+                          transcript=transcript, resume=resume, command=args.argv,
                           timeout=PLAY_BOT_TIMEOUT, wait=PLAY_WAIT, report=lambda line: None,
                           on_event=display.on_event,
                           **display.talk_options())
@@ -647,20 +709,25 @@ def play_command(args: argparse.Namespace) -> int:
                                 seated=lambda count: seated[count].set())
             records.append(await host(options, table, task_status=task_status))
 
-        with bot_homes() as homes:
-            async with trio.open_nursery() as nursery:
-                port = await nursery.start(host_task)
-                for seat in range(1, game.players):  # one at a time, so that each sits where it is named
-                    name = _bot_name(args.bot, seat, args.level)
-                    command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", args.bot,
-                               "--name", name, "--identity", str(bot_key(name))]
-                    if args.level is not None:
-                        command += ["--level", args.level]
-                    if args.cores is not None:
-                        command += ["--cores", str(args.cores)]
-                    env = {**os.environ, "P2PWHIST_HOME": str(homes / f"bot{seat}")}
-                    nursery.start_soon(_bot_process, command, env, name)
+        if resume is None:
+            make_bots_folder(transcript)
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(host_task)
+            for seat in range(1, game.players):
+                name = _bot_name(args.bot, seat, args.level)
+                # The same command each time: its transcript is a new game's place, or the game to go on with.
+                command = [sys.executable, "-m", "p2pwhist", "join", f"127.0.0.1:{port}", "--bot", args.bot,
+                           "--name", name, "--identity", str(bot_key(name)),
+                           "--transcript", str(bot_transcript(transcript, seat)), "--stop-with-input"]
+                if args.level is not None:
+                    command += ["--level", args.level]
+                if args.cores is not None:
+                    command += ["--cores", str(args.cores)]
+                env = {**os.environ, "P2PWHIST_HOME": str(bot_home(transcript, seat))}
+                nursery.start_soon(_bot_process, command, env, name)
+                if resume is None:  # one at a time, so that each sits where it is named
                     await seated[seat].wait()
+        remove_bots_folder(transcript)  # the match is over: an exception would have kept it
         return records[0]
 
     with _telling_where(args, options):
@@ -731,9 +798,17 @@ def _bot_name(kind: str, seat: int, level: str | None) -> str:
 
 
 async def _bot_process(command: list[str], env: dict[str, str], name: str) -> None:
-    """Run one computer player; if it fails, stop the game with its last words."""
-    # trio collects a child's output only with capture_stderr; stderr=PIPE is refused here.
-    done = await trio.run_process(command, check=False, stdout=subprocess.DEVNULL, capture_stderr=True, env=env)
+    """Run one computer player (``join --stop-with-input``); if it fails, stop the game with its
+    last words. Its input is a pipe whose other end only this process holds, open until the
+    player ends: if this process ends first, however it ends, the player's input closes."""
+    given, held = os.pipe()
+    try:
+        # trio collects a child's output only with capture_stderr; stderr=PIPE is refused here.
+        done = await trio.run_process(command, check=False, stdin=given, stdout=subprocess.DEVNULL,
+                                      capture_stderr=True, env=env)
+    finally:
+        os.close(given)
+        os.close(held)
     if done.returncode != 0:
         lines = done.stderr.decode(errors="replace").strip().splitlines() or [f"exit code {done.returncode}"]
         raise NetError(f"the computer player {name} stopped: {lines[-1]}")

@@ -17,6 +17,7 @@ the secrets file), even when the spectator is killed before it can tidy up.
 
 from __future__ import annotations
 
+import fcntl  # POSIX, as the home's private files are (O_NOFOLLOW)
 import hashlib
 import json
 import os
@@ -55,19 +56,26 @@ class SecretFile:
     Its descriptor stays open for the whole game and every secret is written and synced
     through it, so replacing the directory entry meanwhile cannot redirect a secret. Reopened
     to resume a game, it gives back the secrets saved in it, in order, before it draws new
-    ones. Calling it gives the next secret (the session's secret source)."""
+    ones. Calling it gives the next secret (the session's secret source).
+
+    It is held (an exclusive ``flock``) for as long as it is open: one process plays a game at
+    a time. A second ``p2pwhist resume`` of a game already going on is refused (``HomeError``)
+    before it reads or writes a thing, instead of appending the same messages to the same
+    transcript as the first. The kernel lets the lock go when the process ends, however it ends."""
 
     def __init__(self, path: Path, reopen: bool = False) -> None:
         self.path = path
         self._saved: list[bytes] = []
         if reopen:
             fd = reopen_private(path, "the hand secrets")
+            _hold(fd, path)
             data = _read_all(fd)
             whole = len(data) - len(data) % SECRET_SIZE  # a secret cut short by a crash was never used
             os.ftruncate(fd, whole)
             self._saved = [data[at : at + SECRET_SIZE] for at in range(0, whole, SECRET_SIZE)]
         else:
             fd = create_private(path, "the hand secrets")  # HomeError if anything is there already
+            _hold(fd, path)
         self._fd = fd
         self._close = weakref.finalize(self, os.close, fd)  # closed by ``discard``, or at exit
 
@@ -84,11 +92,24 @@ class SecretFile:
             raise LocalError(f"cannot save a hand secret in {self.path}: {error.strerror}") from None
         return secret
 
+    def close(self) -> None:
+        """Close the file, and so let the game go, keeping it to resume."""
+        self._close()
+
     def discard(self) -> None:
         """Close and delete the file: every secret in it is in the finished transcript, or it
         holds none yet, or the game is over and they protect nothing."""
         self._close()
         self.path.unlink(missing_ok=True)
+
+
+def _hold(fd: int, path: Path) -> None:
+    """Hold the secrets file open as ``fd`` (``SecretFile``), or close it and say who has it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise HomeError(f"another p2pwhist on this machine is playing this game now (it holds {path})") from None
 
 
 def _read_all(fd: int) -> bytes:
@@ -152,12 +173,15 @@ class GameFiles:
             pass
 
     def close(self, over: bool, warn: Callable[[str], None]) -> None:
-        """Close the transcript; once the game is ``over``, delete the secrets and the command:
-        every secret still held is in the transcript, or protects nothing any more."""
+        """Close the transcript and the secrets, and so let the game go; once it is ``over``,
+        delete the secrets and the command: every secret still held is in the transcript, or
+        protects nothing any more."""
         self.writer.close()
+        if self.secrets is not None and over:
+            self.secrets.discard()
+        elif self.secrets is not None:
+            self.secrets.close()  # kept, to go on with
         if over:
-            if self.secrets is not None:
-                self.secrets.discard()
             try:
                 command_path(self.path).unlink(missing_ok=True)
             except OSError as error:  # it resumes nothing without the secrets: a warning, not a failure
@@ -179,8 +203,8 @@ def read_command(transcript: Path) -> list[str]:
     except (ValueError, KeyError, TypeError):
         argv = None
     if len(data) > MAX_COMMAND or not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)
-                                       and argv[:1] in (["host"], ["join"])):
-        raise HomeError(f"{where} does not hold a host or join command")
+                                       and argv[:1] in (["play"], ["host"], ["join"])):
+        raise HomeError(f"{where} does not hold a play, host or join command")
     return argv
 
 
@@ -258,9 +282,13 @@ def reopen(game: Unfinished, key: Ed25519PrivateKey) -> tuple[Session, GameFiles
     game's files reopened to go on; ``ConfigError`` in one line when the transcript does not
     rebuild (damaged, edited, or the game is over)."""
     try:
-        log = read_unfinished(game.path)
-        secret_file = SecretFile(secrets_path(game.path), reopen=True)
-    except (HomeError, TranscriptError) as error:
+        secret_file = SecretFile(secrets_path(game.path), reopen=True)  # first: the game is ours alone now
+    except HomeError as error:
+        raise ConfigError(f"cannot resume {game.path}: {error}") from None
+    try:
+        log = read_unfinished(game.path)  # which may cut a torn message off its end
+    except TranscriptError as error:
+        secret_file.close()
         raise ConfigError(f"cannot resume {game.path}: {error}") from None
     try:
         session = Session.resume(log, game.seat, key, secret_file)
@@ -279,7 +307,7 @@ def reopen(game: Unfinished, key: Ed25519PrivateKey) -> tuple[Session, GameFiles
 
 def resume_argv(path: Path | None) -> list[str]:
     """The command line that goes on with the unfinished game in ``path`` (default: the newest
-    of ours): the host or join command that started it, with its transcript named, as an
+    of ours): the play, host or join command that started it, with its transcript named, as an
     absolute path (we may be elsewhere now). ``ConfigError`` in one line when there is none."""
     if path is None:
         games = unfinished_games()
@@ -294,7 +322,7 @@ def resume_argv(path: Path | None) -> list[str]:
     try:
         argv = read_command(path)
     except HomeError as error:
-        raise ConfigError(f"cannot tell how {path} was played ({error}); run the host or join command that "
+        raise ConfigError(f"cannot tell how {path} was played ({error}); run the play, host or join command that "
                           "started it again, with --transcript") from None
     if "--transcript" in argv:  # named again below
         at = argv.index("--transcript")

@@ -328,6 +328,12 @@ def saved_games() -> list[Path]:
     return sorted(found, key=written, reverse=True)
 
 
+def bots_path(transcript: Path) -> Path:
+    """Where the computer players of a ``play`` match keep their homes and their files beside its
+    transcript, until the match ends (``bot_homes``)."""
+    return transcript.with_name(transcript.name + ".bots")
+
+
 def unfinished_games() -> list[Path]:
     """The saved games that may be resumed, the last written first: those that still have
     their secrets file, which a game deletes once it is over."""

@@ -1,6 +1,8 @@
-"""``play``'s bots' temporary homes: held while their match runs, removed after it, and those left
-by a ``play`` killed outright (``kill -9``) removed by the next one. Real processes where only a
-process shows it: a lock the kernel drops when its holder is killed."""
+"""``play``'s computer players keep their files beside the match's transcript, so that a match
+stopped however it stops goes on where it stopped (``p2pwhist resume``): Ctrl-C, and ``kill -9``,
+after which the bots end at once with it (their input closes) instead of waiting for it and then
+declaring its person gone. Real processes where only a process shows it: a process killed
+outright, and what its children then do."""
 
 import os
 import signal
@@ -12,64 +14,53 @@ from pathlib import Path
 import pytest
 
 from p2pwhist import bot_homes
-from p2pwhist.bot_homes import HELD, PREFIX, remove_abandoned
-
-# A process that makes a bots' folder, says where, and waits to be killed.
-_HOLDER = """
-import time
-from p2pwhist.bot_homes import bot_homes
-with bot_homes() as folder:
-    (folder / "bot1").mkdir()
-    (folder / "bot1" / "key").write_bytes(b"secret")
-    print(folder, flush=True)
-    time.sleep(120)
-"""
+from p2pwhist.games.base import ConfigError
+from p2pwhist.home import bots_path, command_path, secrets_path
+from p2pwhist.transcript import read_transcript
+from p2pwhist.verify import verify
 
 
-@pytest.fixture
-def temporary(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    return tmp_path
+def test_a_new_matchs_bots_folder_is_private_and_never_one_already_there(tmp_path):
+    transcript = tmp_path / "games" / "m.p2pw"
+    bot_homes.make_bots_folder(transcript)
+    folder = bots_path(transcript)
+    assert folder == tmp_path / "games" / "m.p2pw.bots" and os.stat(folder).st_mode & 0o777 == 0o700
+    assert bot_homes.bot_transcript(transcript, 2) == folder / "seat2" / "match.p2pw"
+    with pytest.raises(ConfigError, match="already exists: the computer players' files are never reused"):
+        bot_homes.make_bots_folder(transcript)
+    planted = tmp_path / "games" / "n.p2pw"
+    bots_path(planted).symlink_to(tmp_path)  # a link where the folder would go is "already there" too
+    with pytest.raises(ConfigError, match="already exists"):
+        bot_homes.make_bots_folder(planted)
 
 
-def _holder(where: Path) -> tuple[subprocess.Popen, Path]:
-    process = subprocess.Popen([sys.executable, "-c", _HOLDER], stdout=subprocess.PIPE, text=True,
-                               env={**os.environ, "TMPDIR": str(where)})
-    return process, Path(process.stdout.readline().strip())
+def test_a_match_goes_on_only_with_its_bots_folder_which_goes_when_it_ends(tmp_path):
+    transcript = tmp_path / "m.p2pw"
+    with pytest.raises(ConfigError, match=r"cannot resume .*m\.p2pw: the computer players' files .* are gone"):
+        bot_homes.check_bots_folder(transcript)
+    bots_path(transcript).symlink_to(tmp_path)
+    with pytest.raises(ConfigError, match="are gone"):
+        bot_homes.check_bots_folder(transcript)
+    bots_path(transcript).unlink()
+    bot_homes.make_bots_folder(transcript)
+    (bots_path(transcript) / "seat1").mkdir()
+    (bots_path(transcript) / "seat1" / "escape").symlink_to(tmp_path)  # followed by nothing that removes
+    bot_homes.check_bots_folder(transcript)
+    bot_homes.remove_bots_folder(transcript)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
-def test_a_folder_is_held_while_its_match_runs_and_removed_after(temporary):
-    with bot_homes.bot_homes() as folder:
-        assert folder.parent == temporary and folder.name.startswith(PREFIX) and (folder / HELD).exists()
-        assert remove_abandoned(temporary) == [] and folder.exists()
-    assert not folder.exists()
+def test_a_computer_player_keeps_one_private_key_in_the_persons_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path / "home"))
+    path = bot_homes.bot_key("search-hard-1")
+    assert path == tmp_path / "home" / "bots" / "search-hard-1.pem"
+    assert os.stat(path).st_mode & 0o777 == 0o600 and os.stat(path.parent).st_mode & 0o777 == 0o700
+    made = path.read_bytes()
+    assert bot_homes.bot_key("search-hard-1") == path and path.read_bytes() == made  # the same key again
+    assert bot_homes.bot_key("search-1").read_bytes() != made  # another player, another key
 
 
-def test_a_play_killed_outright_leaves_its_folder_to_the_next(tmp_path):
-    process, folder = _holder(tmp_path)
-    try:
-        assert remove_abandoned(tmp_path) == [] and (folder / "bot1" / "key").exists()  # its play runs
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=60)
-    assert folder.exists()  # nothing ran to remove it
-    assert remove_abandoned(tmp_path) == [folder] and not folder.exists()
-
-
-def test_what_is_not_a_bots_folder_of_ours_is_left(tmp_path):
-    victim = tmp_path / "victim"  # somebody's folder, made to look abandoned
-    victim.mkdir()
-    (victim / HELD).touch()
-    (tmp_path / f"{PREFIX}link").symlink_to(victim)
-    (tmp_path / f"{PREFIX}file").write_bytes(b"")
-    (tmp_path / f"{PREFIX}being-made").mkdir()  # no held file yet: a play is making it
-    other = tmp_path / f"{PREFIX}elsewhere"  # held by a link to a file elsewhere
-    other.mkdir()
-    (other / HELD).symlink_to(victim / HELD)
-    assert remove_abandoned(tmp_path) == []
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["victim", f"{PREFIX}link", f"{PREFIX}file", f"{PREFIX}being-made", f"{PREFIX}elsewhere"])
-    assert (victim / HELD).exists()
+# -- a stopped match goes on ---------------------------------------------------------------------
 
 
 def _session(leader: int) -> list[int]:
@@ -85,43 +76,52 @@ def _session(leader: int) -> list[int]:
     return members
 
 
-def test_a_play_killed_outright_its_bots_end_and_the_next_play_removes_their_folder(tmp_path):
-    """End to end: ``play`` killed with ``kill -9`` mid-match. Its bots, which try to reach their
-    host again, end by themselves after the table's wait (they tried for five minutes); the next
-    ``play`` removes the folder it left (it used to stay, bots' keys and deck secrets in it)."""
-    env = {**os.environ, "P2PWHIST_HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path)}
+def _stopped_mid_match(tmp_path: Path, how: signal.Signals) -> tuple[dict[str, str], Path]:
+    """A ``play --watch`` of 40 hands, sent ``how`` once its first hand is over (to ``play``
+    alone, not its bots: ``kill`` as a person or a crash would); its environment and its
+    transcript, once every process of it has ended."""
+    env = {**os.environ, "P2PWHIST_HOME": str(tmp_path / "home")}
     out = tmp_path / "out"
     with out.open("w") as written:
-        killed = subprocess.Popen([sys.executable, "-m", "p2pwhist", "play", "--watch", "--plain", "--bot", "random",
-                                   "--hands", "1000"], stdout=written, stderr=subprocess.STDOUT, env=env,
-                                  start_new_session=True)
+        stopped = subprocess.Popen([sys.executable, "-m", "p2pwhist", "play", "--watch", "--plain", "--bot", "random",
+                                    "--hands", "40"], stdout=written, stderr=subprocess.STDOUT, env=env,
+                                   start_new_session=True)
     try:
         end = time.monotonic() + 60
-        while "Trick 2:" not in out.read_text() and killed.poll() is None and time.monotonic() < end:
+        while "Hand 1:" not in out.read_text() and stopped.poll() is None and time.monotonic() < end:
             time.sleep(0.05)
-        assert "Trick 2:" in out.read_text(), out.read_text()
-        left = list(tmp_path.glob(f"{PREFIX}*"))
-        bots = [pid for pid in _session(killed.pid) if pid != killed.pid]
-        assert len(left) == 1 and len(bots) == 1, (left, bots)
+        assert "Hand 1:" in out.read_text() and stopped.poll() is None, out.read_text()
+        assert len(_session(stopped.pid)) == 2  # play and its bot
     finally:
-        killed.send_signal(signal.SIGKILL)
-        killed.wait(timeout=60)
-    end = time.monotonic() + 120  # the wait is 10 s: far within this
-    while _session(killed.pid) and time.monotonic() < end:
-        time.sleep(0.2)
-    assert _session(killed.pid) == [], "the bot still runs"
-    assert left[0].exists()  # nothing ran to remove it
-    game = subprocess.run([sys.executable, "-m", "p2pwhist", "play", "--watch", "--plain", "--bot", "random",
-                           "--hands", "1"], capture_output=True, text=True, timeout=120, env=env)
-    assert game.returncode == 0, game.stderr
-    assert not list(tmp_path.glob(f"{PREFIX}*"))  # neither the killed play's folder nor its own
+        stopped.send_signal(how)
+        stopped.wait(timeout=60)
+    end = time.monotonic() + 30  # at once, in fact: not after the table's wait (10 s)
+    while _session(stopped.pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _session(stopped.pid) == [], "the bot still runs"
+    (transcript,) = (tmp_path / "home" / "games").glob("*.p2pw")
+    return env, transcript
 
 
-def test_a_computer_player_keeps_one_private_key_in_the_persons_home(tmp_path, monkeypatch):
-    monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path / "home"))
-    path = bot_homes.bot_key("search-hard-1")
-    assert path == tmp_path / "home" / "bots" / "search-hard-1.pem"
-    assert os.stat(path).st_mode & 0o777 == 0o600 and os.stat(path.parent).st_mode & 0o777 == 0o700
-    made = path.read_bytes()
-    assert bot_homes.bot_key("search-hard-1") == path and path.read_bytes() == made  # the same key again
-    assert bot_homes.bot_key("search-1").read_bytes() != made  # another player, another key
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
+def test_a_play_stopped_mid_match_goes_on_with_its_bots_where_it_stopped(tmp_path, how):
+    """Ctrl-C, or ``kill -9``: the match, its secrets and command and its bots' files stay
+    (before, the bots' folder went with play, and the match could not go on), the bots end with
+    play at once (before, killed outright, it left them waiting for it, to declare it gone), and
+    ``p2pwhist resume`` plays the match to its end, the bots each going on from their own files;
+    then they all go but the transcript, valid and complete."""
+    env, transcript = _stopped_mid_match(tmp_path, how)
+    kept = [secrets_path(transcript), command_path(transcript), bots_path(transcript)]
+    assert all(path.exists() for path in kept)
+    assert (bots_path(transcript) / "seat1" / "match.p2pw.secrets").exists()
+    before = sum(1 for _ in read_transcript(transcript))
+    resumed = subprocess.run([sys.executable, "-m", "p2pwhist", "resume"], capture_output=True, text=True,
+                             timeout=300, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.startswith(f"Resuming {transcript}: p2pwhist play --watch")
+    assert "Match over. Final points: random-0 " in resumed.stdout
+    assert not any(path.exists() for path in kept)
+    assert sorted(p.name for p in transcript.parent.iterdir()) == [transcript.name]
+    verdict = verify(read_transcript(transcript))
+    assert verdict.valid and verdict.complete and len(verdict.hands) > 1  # it stopped in the second hand
+    assert len(verdict.session.log) > before and verdict.session.outcome.forfeited is None

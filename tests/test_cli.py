@@ -16,9 +16,9 @@ from p2pwhist import cli
 from p2pwhist.bodies import LOG_VERSION, Player, Table, TimeLimits
 from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
+from p2pwhist.home import bots_path, secrets_path
 from p2pwhist.session import start_message
 from p2pwhist.signed import public_bytes
-from p2pwhist.text import check_line
 from p2pwhist.transcript import TranscriptWriter, read_transcript
 from p2pwhist.verify import verify
 
@@ -46,34 +46,32 @@ def test_an_unreadable_record_is_a_one_line_usage_error(command, tmp_path):
 
 
 @pytest.mark.parametrize("stop", [signal.SIGHUP, signal.SIGTERM], ids=["hang-up", "kill"])
-def test_a_hang_up_or_a_kill_ends_play_as_ctrl_c_does_and_the_bots_homes_go(stop, tmp_path):
+def test_a_hang_up_or_a_kill_ends_play_as_ctrl_c_does_and_keeps_the_match_to_go_on(stop, tmp_path):
     """The terminal window closed (SIGHUP) or a plain ``kill`` (SIGTERM) in the middle of a
-    match: ``play`` ends as Ctrl-C ends it, in words, and deletes the bots' temporary homes (their
-    keys and their games' secrets); it used to die at once and leave them. It says where the
-    match so far is kept (it used to say only "interrupted"): a valid, unfinished transcript."""
+    match: ``play`` ends as Ctrl-C ends it, in words (it used to die at once), and says how
+    the match goes on (it used to say only where the match so far was kept: its bots' files
+    went with it, and it could not). tests/test_bot_homes.py resumes such a match."""
     out = tmp_path / "out"
     with out.open("w") as written:
         game = subprocess.Popen([sys.executable, "-m", "p2pwhist", "play", "--watch", "--plain", "--bot", "random",
                                  "--hands", "1000"], stdout=written, stderr=subprocess.PIPE, text=True,
-                                env={**os.environ, "P2PWHIST_HOME": str(tmp_path / "home"), "TMPDIR": str(tmp_path)})
+                                env={**os.environ, "P2PWHIST_HOME": str(tmp_path / "home")})
         end = time.monotonic() + 60
         while "Trick 2:" not in out.read_text() and game.poll() is None and time.monotonic() < end:
             time.sleep(0.05)
         assert "Trick 2:" in out.read_text(), out.read_text()
-        bots_homes = [path.name for path in tmp_path.glob("p2pwhist-bots-*")]
         game.send_signal(stop)
         _, err = game.communicate(timeout=60)
-    assert len(bots_homes) == 1  # where the bots kept their keys, while they played
     # Its last word, as for Ctrl-C (whose KeyboardInterrupt, raised where trio does not protect
     # the code, can rarely leave a coroutine never awaited and Python warning of it just before).
     lines = err.strip().splitlines()
     assert game.returncode == 130 and lines[-2] == "p2pwhist: interrupted", err
     kept = list((tmp_path / "home" / "games").glob("*.p2pw"))
-    assert len(kept) == 1 and lines[-1] == f"p2pwhist: the match so far is kept. {check_line(kept[0])}", err
+    assert len(kept) == 1 and lines[-1] == f"p2pwhist: the match is kept: p2pwhist resume {kept[0]} goes on with it"
     verdict = verify(read_transcript(kept[0]))
     assert verdict.valid and not verdict.complete and verdict.stopped, verdict
+    assert secrets_path(kept[0]).exists() and bots_path(kept[0]).is_dir()
     assert "Traceback" not in err
-    assert not list(tmp_path.glob("p2pwhist-bots-*"))
 
 
 def test_the_installed_command_runs():

@@ -18,7 +18,7 @@ from memnet import MemoryNetwork, options
 
 from p2pwhist import cli, net
 from p2pwhist.bodies import Player, Table
-from p2pwhist.gamefiles import our_unfinished, read_command, started_by
+from p2pwhist.gamefiles import SecretFile, our_unfinished, read_command, reopen, started_by, unfinished
 from p2pwhist.games.boxwhist.engine import BoxWhist
 from p2pwhist.games.match import MatchLength
 from p2pwhist.home import HomeError, command_path, load_identity, secrets_path
@@ -206,3 +206,32 @@ async def test_resume_refuses_a_host_that_plays_another_table(tmp_path, monkeypa
         with pytest.raises(Refused, match=r"dave \(the host\) is seating a new table, not this game"):
             await net.join(bob, "dave.lan", 7878, connect=network.connector())
         nursery.cancel_scope.cancel()
+
+
+def test_a_game_goes_on_in_one_process_at_a_time(tmp_path, monkeypatch, capsys):
+    """A second ``resume`` of a game another process is playing is refused in one line before
+    it reads or writes a thing: it would append the same messages to the same transcript (and
+    cut what the other is writing off its end, as a crash's torn message)."""
+    monkeypatch.setenv("P2PWHIST_HOME", str(tmp_path))
+    key = load_identity()
+    path = _planted_game(tmp_path / "games", "going", key, Ed25519PrivateKey.generate(),
+                         ["host", "--port", "7900"])
+    with path.open("ab") as being_written:  # the other process is halfway through a message
+        being_written.write(b"\x00\x00\x01")
+    before = path.read_bytes()
+    playing = SecretFile(secrets_path(path), reopen=True)
+    assert cli.main(["resume", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == \
+        f"p2pwhist: cannot resume {path}: another p2pwhist on this machine is playing this game now " \
+        f"(it holds {secrets_path(path)})"
+    assert path.read_bytes() == before
+    playing.close()  # that process ends: the game may be taken up
+    assert read_command(path) == ["host", "--port", "7900"]
+    session, files = reopen(unfinished(path, key), key)
+    files.close(over=False, warn=print)
+    assert path.read_bytes() == before[:-3] and session.seat == 0
+
+
+def test_resume_takes_up_a_match_against_the_computer_and_only_a_networked_one_keeps_a_transcript(capsys):
+    assert cli.main(["play", "--local", "--transcript", "x.p2pw"]) == 2
+    assert capsys.readouterr().err == "p2pwhist: a --local match keeps no transcript, so it takes no --transcript\n"
