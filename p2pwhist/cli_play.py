@@ -727,11 +727,14 @@ def play_command(args: argparse.Namespace) -> int:
                 nursery.start_soon(_bot_process, command, env, name)
                 if resume is None:  # one at a time, so that each sits where it is named
                     await seated[seat].wait()
-        remove_bots_folder(transcript)  # the match is over: an exception would have kept it
         return records[0]
 
-    with _telling_where(args, options):
-        record = display.run(run)
+    try:
+        with _telling_where(args, options):
+            record = display.run(run)
+    finally:  # the bots' files live as long as the match's secrets: while it may go on
+        if not secrets_path(transcript).exists():  # over, or never begun
+            remove_bots_folder(transcript)
     display.finish(record)
     return 0
 
