@@ -709,8 +709,6 @@ def play_command(args: argparse.Namespace) -> int:
                                 seated=lambda count: seated[count].set())
             records.append(await host(options, table, task_status=task_status))
 
-        if resume is None:
-            make_bots_folder(transcript)
         async with trio.open_nursery() as nursery:
             port = await nursery.start(host_task)
             for seat in range(1, game.players):
@@ -729,6 +727,8 @@ def play_command(args: argparse.Namespace) -> int:
                     await seated[seat].wait()
         return records[0]
 
+    if resume is None:
+        make_bots_folder(transcript)
     try:
         with _telling_where(args, options):
             record = display.run(run)
