@@ -439,8 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _stopped_as_by_ctrl_c(*signals: signal.Signals) -> Iterator[None]:
     """While the command runs, a hang-up (the terminal window closed) or a plain ``kill`` stops
     it as Ctrl-C does, not at once: the game is saved with the words to resume it, a router's
-    port mapping removed, the bots' temporary homes deleted. Where Ctrl-C is ignored (a
-    background job) they keep their default, which ends the program at once."""
+    port mapping removed. Where Ctrl-C is ignored (a background job) they keep their default,
+    which ends the program at once (the game is kept all the same: every message is written
+    before it is sent)."""
 
     def as_ctrl_c(signum: int, frame: object) -> None:
         if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
