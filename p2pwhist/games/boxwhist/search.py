@@ -227,7 +227,15 @@ The hard level at 2 players (5,000 iterations) against the heuristic, on seed 91
 pairs with no clock, both cores (``--jobs 2``): 0.690 of 271 decided hands (0.633-0.742), pairs
 won/lost 66/7, 0.58 s a move, in 38 min; normal on the same pairs 0.632 of 261 (0.572-0.688),
 55/14, 0.13 s: pair by pair +0.058 (+0.004 to +0.112). So hard is stronger than normal against
-the heuristic, just clear of even; head to head it was not shown (4,000 iterations, above).
+the heuristic, just clear of even. Head to head (``--level hard --opponent-level normal
+--opponents search --time-limit 0 --jobs 2 --pairs 150 --seed 1111``) hard won 0.583 of 266
+decided hands (0.523-0.640) over 150 deal pairs, pairs won/lost 39/15, 0.79 s a move with no
+clock (the machine shared with other runs), in 61 min: stronger than normal head to head too.
+The 60 pairs of 4,000 iterations against normal above (51 of 101) were too few to show it.
+Idle, hard's 5,000 iterations take 0.69 s a move on average, median 0.79, 95th percentile
+1.28, at most 2.71 (``scripts/time_cap.py --only 'boxwhist search' --moves 150 --load 0``;
+normal 0.15 / 0.16 / 0.25 / 0.91): under a 1 s cap a quarter of its moves or so would stop
+for the clock.
 
 At 4 players, 100 deals (seed 804, no clock, the same deals for each; differences deal by deal
 with ``scripts/paired.py``) against the shipped bot's 0.381 of 312 points (0.340-0.422):
