@@ -316,8 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "fingerprint; when it has, you are not asked whether to trust the host (with no "
                        "address: join the table on this network with this fingerprint)")
     _peer_arguments(join_)
-    join_.add_argument("--stop-with-input", action="store_true", help="end when standard input closes, the game "
-                       "kept to go on with: how the computer players of p2pwhist play end with it, however it ends")
+    join_.add_argument("--stop-with-input", action="store_true", help="with --bot: end when standard input closes, "
+                       "the game kept to go on with (how the computer players of p2pwhist play end with it, however "
+                       "it ends)")
 
     watch_ = commands.add_parser("watch", help="watch a table at HOST[:PORT], or one on this network",
                                  description="Connect to a host as a spectator: you sit in no seat and see only "

@@ -421,6 +421,8 @@ def _say_what_waits(key: Ed25519PrivateKey, report: Callable[[str], None]) -> No
 
 
 def join_command(args: argparse.Namespace) -> int:
+    if args.stop_with_input and args.bot is None:  # it reads standard input: a person's keys would go to it
+        raise ConfigError("--stop-with-input is for a computer player (--bot), whose input nobody types into")
     if args.address is None:
         _choose_table(args)
     address, port = parse_address(args.address)

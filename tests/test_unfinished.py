@@ -232,6 +232,13 @@ def test_a_game_goes_on_in_one_process_at_a_time(tmp_path, monkeypatch, capsys):
     assert path.read_bytes() == before[:-3] and session.seat == 0
 
 
-def test_resume_takes_up_a_match_against_the_computer_and_only_a_networked_one_keeps_a_transcript(capsys):
+def test_a_local_match_keeps_no_transcript_so_names_none(capsys):
     assert cli.main(["play", "--local", "--transcript", "x.p2pw"]) == 2
     assert capsys.readouterr().err == "p2pwhist: a --local match keeps no transcript, so it takes no --transcript\n"
+
+
+def test_only_a_computer_player_stops_with_its_input(capsys):
+    """``join --stop-with-input`` reads standard input for its end: a person's keys would go to it."""
+    assert cli.main(["join", "127.0.0.1:9", "--stop-with-input"]) == 2
+    assert capsys.readouterr().err == \
+        "p2pwhist: --stop-with-input is for a computer player (--bot), whose input nobody types into\n"
