@@ -239,10 +239,14 @@ for the clock. So capped (``--level hard --time-limit 1.0 --jobs 2``, seed 911's
 pairs, against the heuristic) it took 0.667 of 183 decided hands (0.596-0.731), pairs won/lost
 41/5, 0.55 s a move and at most 1.06, none over the cap by 10%, in 24 min: pair by pair
 against itself with no clock -0.006 (-0.025 to +0.015), the cap costs it next to nothing;
-against the shipped normal (0.621 on those pairs) +0.045 (-0.021 to +0.111). Normal uses a
-sixth of the second issue 25 allows it; five times its search under that second is where the
-2-player goals come nearest (head to head 0.583 above, against the 0.60 asked; against the
-heuristic about 0.67 on pairs where normal takes 0.62, against the 0.70 asked).
+against the shipped normal (0.621 on those pairs) +0.045 (-0.021 to +0.111). Head to head
+under the cap (``--level hard --time-limit 1.0 --opponent-level normal --opponents search
+--jobs 2 --pairs 100 --seed 1111``, normal under its own 0.9 s) it won 0.559 of 179
+(0.485-0.629), pairs won/lost 21/12, 0.55 s a move and at most 1.03, in 30 min: against itself
+with no clock on those pairs (0.589) -0.030 (-0.063 to +0.002). Normal uses a sixth of the
+second issue 25 allows it; five times its search under that second is where the 2-player goals
+come nearest: head to head about 0.56 to 0.58 against the 0.60 asked, against the heuristic
+about 0.67 on pairs where normal takes 0.62 against the 0.70 asked.
 
 At 4 players, 100 deals (seed 804, no clock, the same deals for each; differences deal by deal
 with ``scripts/paired.py``) against the shipped bot's 0.381 of 312 points (0.340-0.422):
