@@ -648,9 +648,7 @@ def _show(args: argparse.Namespace) -> int:
     for path in paths:
         try:
             verdict = verify(read_transcript(path))
-        except TranscriptError as error:
-            if len(paths) == 1:  # one line, exit 2, in ``_run``
-                raise
+        except TranscriptError as error:  # as ``_run`` says it for one file: a line, exit 2
             missing = True
             print(f"p2pwhist: {path}: {error.reason}", file=sys.stderr)
             continue
