@@ -37,7 +37,7 @@ from duplicate import BotSpec, Setting, duel, figures, rotation  # scripts/dupli
 from p2pwhist.games.base import Play
 from p2pwhist.games.boxwhist import search
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
-from p2pwhist.games.boxwhist.search import PLAYOUT_COST, Knowledge, SearchBot, _distinct, heuristic_playout
+from p2pwhist.games.boxwhist.search import Knowledge, SearchBot, _distinct, heuristic_playout
 
 
 def true_deal(hand, moves: list[Play], seat: int, shuffle_stack: bool, rng: random.Random):
@@ -67,7 +67,7 @@ class Seeing(SearchBot):
             return obvious
         distinct = _distinct(view, view.legal_moves)
         job = (view._state, distinct, view.seat, self.knows == "hands")
-        return distinct[self.vote(len(distinct), true_deal, job, playouts=max(1, self.playouts // PLAYOUT_COST))]
+        return distinct[self.vote(len(distinct), true_deal, job, playouts=self.pimc_playouts)]
 
 
 class SeeingSearch(SearchBot):

@@ -95,18 +95,22 @@ def test_the_cap_stops_the_search_at_the_deadline(pimc):
 
 
 def test_without_a_clock_the_budget_is_iterations():
-    """ISMCTS (at 2 players, by default) runs the level's iterations; PIMC plays a fifth as many
-    playouts (each costs about five iterations' time), shared among the moves that differ."""
+    """ISMCTS (at 2 players, by default) runs the level's iterations; PIMC (at 3 and 4) plays
+    the level's own playouts, far fewer (each costs several iterations' time), shared among the
+    moves that differ."""
     view = first_choice_view()
     moves = len(_distinct(view, view.legal_moves))
     for level in LEVELS[:2]:  # hard's budget is slow for a test
-        iterations = SearchBot.budgets[level].playouts
+        budget = SearchBot.budgets[level]
         bot = make_bot(SearchBot, random.Random(0), level)
         bot.choose(view)
-        assert bot.last_samples == iterations
-        pimc = SearchBot(random.Random(0), iterations, pimc=True)
+        assert bot.last_samples == budget.playouts
+        pimc = SearchBot(random.Random(0), budget.playouts, pimc=True, **dict(budget.switches))
         pimc.choose(view)
-        assert pimc.last_samples == max(MIN_SAMPLES, iterations // PLAYOUT_COST // moves)
+        playouts = dict(budget.switches)["pimc_playouts"]
+        assert playouts < budget.playouts and pimc.last_samples == max(MIN_SAMPLES, playouts // moves)
+    # A bot made without a level plays a PLAYOUT_COST-th of its budget as PIMC's playouts.
+    assert SearchBot(random.Random(0), 640).pimc_playouts == 640 // PLAYOUT_COST
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

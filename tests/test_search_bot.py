@@ -278,6 +278,9 @@ def test_the_cap_runs_from_the_call_before_the_view_is_read():
 def test_rejects_a_bad_budget():
     with pytest.raises(ValueError, match="playouts must be a positive int"):
         SearchBot(random.Random(0), playouts=0)
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match="pimc_playouts must be a positive int"):
+            SearchBot(random.Random(0), pimc_playouts=bad)
 
 
 def test_voids_no_deal_can_meet_are_dropped_not_fatal():

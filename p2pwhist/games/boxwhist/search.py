@@ -356,10 +356,15 @@ from p2pwhist.games.jointsearch import STOP_EVERY, Deal, joint_values
 
 __all__ = ["DEFAULT_ITERATIONS", "Knowledge", "SearchBot"]
 
-# Iterations per decision at each level (see the module docstring for how they were chosen).
+# Iterations per decision at each level (see the module docstring for how they were chosen),
+# and PIMC's playouts per decision at 3 and 4 players, where a playout costs several times as
+# much and more of them gained nothing measurable past normal's.
 EASY_ITERATIONS = 200
-DEFAULT_ITERATIONS = 1_000
-HARD_ITERATIONS = 5_000
+DEFAULT_ITERATIONS = 5_000
+HARD_ITERATIONS = 25_000
+EASY_PLAYOUTS = 40
+DEFAULT_PLAYOUTS = 200
+HARD_PLAYOUTS = 1_000
 # UCB1's exploration constant, for scores of about -1 to 1 (a hand lost or won, plus 0.02 a
 # trick of margin): sqrt(2)/2, the usual choice for rewards in [0, 1], the best of three
 # measured: half and twice it both lost clearly at 2 players (the module docstring).
@@ -395,9 +400,10 @@ JOINT_DEPTH = 3
 RECENT = 8
 FIRST_DEALS = 8
 ITERATIONS_PER_DEAL = 8
-# PIMC with the heuristic's playouts (``heuristic_deal``): the level's budget buys PLAYOUT_COST
-# times fewer playouts than ISMCTS iterations. It was set so that PIMC's levels keep within the
-# caps (the table in the module docstring), not to match the costs: a PIMC move at 3 players
+# PIMC with the heuristic's playouts (``heuristic_deal``): a budget with no playouts of PIMC's own
+# (``pimc_playouts``; the levels name theirs) buys PLAYOUT_COST times fewer playouts than ISMCTS
+# iterations. It was set so that PIMC's levels kept within the caps when the levels' budgets were
+# one figure for both searches, not to match the costs: a PIMC move at 3 players
 # takes about 2.3 times as long as ISMCTS's at the same budget (a playout from the first trick
 # of a 2-player hand 3.1 ms, against 0.43 for an iteration). With inference each deal played is
 # the pick of CANDIDATES sampled ones (each weighed costs about a fifth of a playout's time).
@@ -728,17 +734,20 @@ class SearchBot(Searching):
     """PIMC with the heuristic's playouts or SO-ISMCTS with greedy ones over sampled deals, and
     at 2 players the end solved exactly; see the module docstring, and
     ``p2pwhist.games.bots.Searching`` for the budget (here ``playouts`` counts ISMCTS iterations,
-    one sampled deal and one playout each; a heuristic playout costs ``PLAYOUT_COST`` of them and
-    a solved deal ``SOLVE_COST``) and for ``workers``. ``pimc`` chooses the search: True PIMC,
+    one sampled deal and one playout each, and a solved deal costs ``SOLVE_COST`` of them) and for
+    ``workers``. ``pimc_playouts`` are PIMC's playouts a decision (by default ``playouts`` over
+    ``PLAYOUT_COST``): at 2 players an iteration costs so little that the second a move allows
+    buys far more of them than PIMC's playouts at 3 and 4, so each level names both. ``pimc`` chooses the search: True PIMC,
     False ISMCTS, None (the default) by the table, PIMC at 3 and 4 players and ISMCTS at 2, as
     measured. ``uct`` is UCB1's exploration constant; ``endgame`` False leaves the end to the
     search too, ``inference`` False samples deals uniformly (both for comparison); ``soft`` True
     plays the other seats in PIMC's playouts as inference models them (see the module docstring)."""
 
     budgets: ClassVar[Mapping[str, Budget]] = {  # scripts/time_cap.py and scripts/duplicate.py measure them
-        "easy": Budget(playouts=EASY_ITERATIONS, seconds=0.25, switches=(("inference", False),)),
-        "normal": Budget(playouts=DEFAULT_ITERATIONS, seconds=0.9),
-        "hard": Budget(playouts=HARD_ITERATIONS, seconds=2.7, switches=(("soft", True),)),
+        "easy": Budget(playouts=EASY_ITERATIONS, seconds=0.25,
+                       switches=(("pimc_playouts", EASY_PLAYOUTS), ("inference", False))),
+        "normal": Budget(playouts=DEFAULT_ITERATIONS, seconds=0.9, switches=(("pimc_playouts", DEFAULT_PLAYOUTS),)),
+        "hard": Budget(playouts=HARD_ITERATIONS, seconds=2.7, switches=(("pimc_playouts", HARD_PLAYOUTS), ("soft", True))),
     }
     # A hand won scores about 1, one lost about -1, a draw 0 (``_score``), so a mean score m
     # stands for about (m + 1) / 2 of the deals won (a draw counted as half).
@@ -747,8 +756,12 @@ class SearchBot(Searching):
 
     def __init__(self, rng: random.Random, playouts: int | None = None, clock: Callable[[], float] | None = None,
                  time_limit: float | None = None, uct: float = UCT, endgame: bool = True, inference: bool = True,
-                 joint: bool = False, pimc: bool | None = None, soft: bool = False, **parallel) -> None:
+                 joint: bool = False, pimc: bool | None = None, soft: bool = False, pimc_playouts: int | None = None,
+                 **parallel) -> None:
         super().__init__(rng, playouts, clock, time_limit, **parallel)
+        if pimc_playouts is not None and (type(pimc_playouts) is not int or pimc_playouts < 1):
+            raise ValueError(f"pimc_playouts must be a positive int, not {pimc_playouts!r}")
+        self.pimc_playouts = max(1, self.playouts // PLAYOUT_COST) if pimc_playouts is None else pimc_playouts
         self.pimc = pimc
         self.soft = soft
         self.uct = uct
@@ -797,7 +810,7 @@ class SearchBot(Searching):
         if not any(part.samples for part in parts) and pimc:  # no endgame, or too slow to solve
             distinct = _distinct(view, moves)
             job = (k, replay or Replay(view, 0), distinct, CANDIDATES if replay else 1, self.soft)
-            chosen = self.vote(len(distinct), heuristic_deal, job, deadline, max(1, self.playouts // PLAYOUT_COST))
+            chosen = self.vote(len(distinct), heuristic_deal, job, deadline, self.pimc_playouts)
             self.last_weighed = self.weighed(distinct)
             return distinct[chosen]
         if not any(part.samples for part in parts):  # no endgame, or its first deal too slow to solve
