@@ -18,8 +18,9 @@ It reads the game's hidden state (``view._state``), which no real bot may: it is
 much better inference could make the search (issue 25), not a player. Same deals and seeds for
 each mode. The LAST line is one JSON object.
 
-    python scripts/boxwhist_ceiling.py [--players N] [--modes hands,all] [--pairs N] [--playouts P] [--seed S]
-                                       [--jobs J] [--opponent BOT] [--searcher pimc|ismcts]
+    python scripts/boxwhist_ceiling.py [--players N] [--modes hands,all] [--pairs N] [--playouts P]
+                                       [--pimc-playouts P] [--seed S] [--jobs J] [--opponent BOT]
+                                       [--searcher pimc|ismcts]
 """
 
 from __future__ import annotations
@@ -104,8 +105,11 @@ def main() -> None:
     parser.add_argument("--modes", default="hands,all")
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     parser.add_argument("--pairs", type=int, default=60, help="deals (pairs at 2 players, else rotations)")
-    parser.add_argument("--playouts", type=int, default=SearchBot.budgets["normal"].playouts,
-                        help="the budget in ISMCTS iterations, as the levels' (default: normal's)")
+    normal = SearchBot.budgets["normal"]
+    parser.add_argument("--playouts", type=int, default=normal.playouts,
+                        help="ISMCTS's iterations a move, as the levels' (default: normal's)")
+    parser.add_argument("--pimc-playouts", type=int, default=dict(normal.counts)["pimc_playouts"],
+                        help="PIMC's playouts a move, as the levels' (default: normal's)")
     parser.add_argument("--seed", type=int, default=901)
     parser.add_argument("--jobs", type=int, default=1, help="deals played at once, each in a process (default 1)")
     parser.add_argument("--searcher", choices=("pimc", "ismcts"), default="pimc",
@@ -116,8 +120,12 @@ def main() -> None:
     results = []
     for mode in args.modes.split(","):
         maker = Seeing if args.searcher == "pimc" else SeeingSearch
-        setting = Setting("boxwhist", (), args.players, BotSpec("seeing", (("knows", mode),), maker=maker),
-                          BotSpec.parse(args.opponent), args.playouts, None)
+        counts = (("pimc_playouts", args.pimc_playouts),)
+        opponent = BotSpec.parse(args.opponent)
+        if opponent.name == "search":  # at the same budget
+            opponent = BotSpec(opponent.name, (*counts, *opponent.kwargs))
+        setting = Setting("boxwhist", (), args.players, BotSpec("seeing", (("knows", mode), *counts), maker=maker),
+                          opponent, args.playouts, None)
         r = (duel if args.players == 2 else rotation)(setting, args.pairs, args.seed, args.jobs)
         r["knows"] = mode
         r["opponent"], r["searcher"] = args.opponent, args.searcher

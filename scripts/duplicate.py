@@ -62,15 +62,16 @@ order) but their timing, since the jobs share the machine.
 then over the deals completed).
 
 ``--level`` gives the bot a level's budget (``budgets`` of the game's search bot, in its
-folder's ``search.py``): its playouts (for Box Whist's, ISMCTS iterations), its per-move
+folder's ``search.py``): its playouts (for Box Whist's, ISMCTS iterations at 2 players), its
+further counts if any (Box Whist's PIMC playouts at 3 and 4, ``pimc_playouts``), its per-move
 cap, with the clock (``time.perf_counter``), and its switches if any (Box Whist's easy plays
-with inference off; ``--search`` may set them otherwise). ``--playouts`` and
-``--time-limit`` set either by hand. Without a time limit the budget is the playout count
-alone and a run is repeatable from its seed.
+with inference off). ``--playouts`` and ``--time-limit`` set the first and the cap by hand,
+``--search`` the others (``'search(pimc_playouts=500)'``). Without a time limit the budget is
+the counts alone and a run is repeatable from its seed.
 
-A searching opponent plays at the measured bot's playouts and cap, without its level's
-switches, unless ``--opponent-level`` gives it a level of its own (that level's playouts, cap
-and switches; a cap only when the measured bot has one) or its spec says otherwise
+A searching opponent plays at the measured bot's budget (playouts, counts and cap), without its
+level's switches, unless ``--opponent-level`` gives it a level of its own (that level's
+budget and switches; a cap only when the measured bot has one) or its spec says otherwise
 (``'search(playouts=1000)'``). So a head to head of levels is ``--level hard --opponent-level
 normal``; ``--level hard --opponents search`` is hard's budget on both sides. Each result gives
 both budgets (``playouts``, ``opponent_playouts``, None for an opponent that does not search).
@@ -500,8 +501,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.Namespace, GameE
     parser.add_argument("--playouts", type=int, help="default: the level's")
     parser.add_argument("--time-limit", type=float, help="seconds per move, default: the level's; 0 for none")
     parser.add_argument("--opponent-level", choices=LEVELS, default=None,
-                        help="the searching opponents' level: its playouts, cap and switches (their own switches "
-                             "win); default: the measured bot's playouts and cap, without its level's switches")
+                        help="the searching opponents' level: its budget, cap and switches (their own switches "
+                             "win); default: the measured bot's budget and cap, without its level's switches")
     parser.add_argument("--opponents", default="heuristic,random",
                         help=f"the game's bots, separated by ';' or ',' (this game's: {', '.join(entry.bots)}), each "
                              "with its maker's switches if any: 'search(endgame=off,inference=off)'")
@@ -583,13 +584,16 @@ def main(argv: list[str] | None = None) -> None:
     budget = entry.search_bot.budgets[args.level]
     playouts = budget.playouts if args.playouts is None else args.playouts
     time_limit = budget.seconds if args.time_limit is None else args.time_limit or None
-    subject = BotSpec(args.search.name, (*budget.switches, *args.search.kwargs))  # --search's switches win
+    # --search's own switches win
+    subject = BotSpec(args.search.name, (*budget.counts, *budget.switches, *args.search.kwargs))
     results = []
     for opponent in args.opponents:
-        if args.opponent_level is not None and entry.bots[opponent.name] is entry.search_bot:
+        if entry.bots[opponent.name] is entry.search_bot and args.opponent_level is None:
+            opponent = BotSpec(opponent.name, (*budget.counts, *opponent.kwargs))  # the subject's budget
+        elif entry.bots[opponent.name] is entry.search_bot:
             theirs = entry.search_bot.budgets[args.opponent_level]
             cap = (("time_limit", theirs.seconds),) if time_limit else ()  # no clock, no cap: as the subject
-            opponent = BotSpec(opponent.name, (("playouts", theirs.playouts), *cap, *theirs.switches,
+            opponent = BotSpec(opponent.name, (("playouts", theirs.playouts), *cap, *theirs.counts, *theirs.switches,
                                                *opponent.kwargs))
         setting = Setting(args.game, tuple(all_options(entry, options).items()), args.players, subject, opponent,
                           playouts, time_limit, args.workers)

@@ -31,7 +31,7 @@ def test_each_level_is_a_budget_and_a_cap_on_the_clock_passed_in(game, factory):
         bot = make_bot(factory, random.Random(0), level, clock)
         budget = factory.budgets[level]
         assert (bot.playouts, bot.time_limit, bot.clock) == (budget.playouts, budget.seconds, clock)
-        assert all(getattr(bot, name) == value for name, value in budget.switches)
+        assert all(getattr(bot, name) == value for name, value in (*budget.counts, *budget.switches))
     default = make_bot(factory, random.Random(0))
     assert default.playouts == factory.budgets[DEFAULT_LEVEL].playouts and default.clock is None
     # Harder levels think longer; the default answers within about a second (issue 12), with
@@ -105,9 +105,9 @@ def test_without_a_clock_the_budget_is_iterations():
         bot = make_bot(SearchBot, random.Random(0), level)
         bot.choose(view)
         assert bot.last_samples == budget.playouts
-        pimc = SearchBot(random.Random(0), budget.playouts, pimc=True, **dict(budget.switches))
+        pimc = SearchBot(random.Random(0), budget.playouts, pimc=True, **dict(budget.counts), **dict(budget.switches))
         pimc.choose(view)
-        playouts = dict(budget.switches)["pimc_playouts"]
+        playouts = dict(budget.counts)["pimc_playouts"]
         assert playouts < budget.playouts and pimc.last_samples == max(MIN_SAMPLES, playouts // moves)
     # A bot made without a level plays a PLAYOUT_COST-th of its budget as PIMC's playouts.
     assert SearchBot(random.Random(0), 640).pimc_playouts == 640 // PLAYOUT_COST

@@ -26,14 +26,17 @@ def run(capsys, *argv: str) -> list[dict]:
 
 def test_a_searching_opponent_gets_the_subjects_budget_unless_given_a_level(capsys):
     same, heuristic = run(capsys, "--playouts", "20", "--time-limit", "0", "--opponents", "search,heuristic")
-    assert same["pairing"] == "search vs search" and same["opponent_playouts"] == same["playouts"] == 20
+    # The budget is the playouts and the level's further counts (Box Whist's PIMC playouts).
+    counts = "search(pimc_playouts={})".format(dict(SearchBot.budgets["normal"].counts)["pimc_playouts"])
+    assert same["pairing"] == f"{counts} vs {counts}" and same["opponent_playouts"] == same["playouts"] == 20
     assert heuristic["opponent_playouts"] is None  # it does not search
 
     easy = SearchBot.budgets["easy"]
     (levelled,) = run(capsys, "--playouts", "20", "--time-limit", "0", "--opponents", "search",
                       "--opponent-level", "easy")
     assert levelled["playouts"] == 20 and levelled["opponent_playouts"] == easy.playouts
-    assert levelled["pairing"] == f"search vs search(playouts={easy.playouts},inference=off)"  # easy's switch
+    pimc = dict(easy.counts)["pimc_playouts"]
+    assert levelled["pairing"] == f"{counts} vs search(playouts={easy.playouts},pimc_playouts={pimc},inference=off)"
 
     (own,) = run(capsys, "--playouts", "20", "--opponents", "search(playouts=30)", "--opponent-level", "easy",
                  "--mode", "rotations", "--players", "3")

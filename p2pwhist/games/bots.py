@@ -167,13 +167,16 @@ class Weighed:
 class Budget:
     """A searching bot's budget per move: ``playouts`` (deterministic: sampled deals played
     out, or, for an ISMCTS bot, iterations), capped at ``seconds`` of the clock passed in (the
-    bot stops early, never late by more than one playout); and ``switches``, keyword arguments
-    for the bot's maker at this level, for a level that differs in more than its budget (Box
-    Whist's easy reads nothing into how the others played)."""
+    bot stops early, never late by more than one playout); ``counts``, further counts of the
+    budget for a bot whose searches count differently (Box Whist's: ``playouts`` are its
+    ISMCTS's iterations at 2 players, ``pimc_playouts`` its PIMC's playouts at 3 and 4); and
+    ``switches``, for a level that plays differently, not only longer (Box Whist's easy reads
+    nothing into how the others played). Both are keyword arguments for the bot's maker."""
 
     playouts: int
     seconds: float
     switches: tuple[tuple[str, object], ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()
 
 
 class Searching(ABC):
@@ -229,7 +232,7 @@ class Searching(ABC):
                  workers: int = 1, runner: Runner = in_turn) -> Searching:
         budget = cls.budgets[level]
         return cls(rng, budget.playouts, clock, budget.seconds, workers=workers, runner=runner,
-                   **dict(budget.switches))
+                   **dict(budget.counts), **dict(budget.switches))
 
     def vote(self, choices: int, deal: Deal, job: tuple[Any, ...], deadline: float | None = None,
              playouts: int | None = None) -> int:
