@@ -3,7 +3,10 @@ its game's files, in a folder beside the match's transcript (``home.bots_path``)
 stopped by Ctrl-C, a closed terminal or a crash goes on where it stopped (``p2pwhist resume``):
 the person's seat from its transcript, each bot from its own. The folder is made, private, when
 the match begins and removed when it ends; a match that stopped keeps it, as it keeps its
-secrets and its command (``gamefiles``), until it is taken up again and ends.
+secrets and its command (``gamefiles``), until it is taken up again and ends. One whose ``play``
+was killed outright before its first hand began (no secrets yet, nothing to go on with) the next
+new ``play`` in that folder removes (``sweep_bots_folders``): the lock a ``play`` holds on its
+new folder tells it apart from one whose match is still being seated.
 
 A bot's key is not in its folder: each computer player keeps one, in the person's home
 (``bot_key``), so that it is one player in ``p2pwhist stats`` from match to match.
@@ -11,11 +14,13 @@ A bot's key is not in its folder: each computer player keeps one, in the person'
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 from pathlib import Path
 
 from p2pwhist.games.base import ConfigError
-from p2pwhist.home import HomeError, bots_path, home_dir, load_identity
+from p2pwhist.home import HomeError, bots_path, home_dir, load_identity, secrets_path
 
 
 def bot_home(transcript: Path, seat: int) -> Path:
@@ -28,18 +33,54 @@ def bot_transcript(transcript: Path, seat: int) -> Path:
     return bot_home(transcript, seat) / "match.p2pw"
 
 
-def make_bots_folder(transcript: Path) -> None:
+def make_bots_folder(transcript: Path) -> int:
     """The bots' folder for a new match, readable by its owner alone; a ``ConfigError`` if
     anything is there already: a folder someone else made could hold what reads the bots'
-    cards, and one of ours belongs to another match."""
+    cards, and one of ours belongs to another match. Returns the folder open and locked (an
+    exclusive ``flock``), to be closed when the match ends: until its first hand's secrets are
+    written, the lock alone says the folder is in use (``sweep_bots_folders``)."""
     folder = bots_path(transcript)
     try:
         folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # as the transcript's will be
         folder.mkdir(mode=0o700)
+        held = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except FileExistsError:
         raise ConfigError(f"{folder} already exists: the computer players' files are never reused") from None
     except OSError as error:
         raise ConfigError(f"cannot make the computer players' folder {folder}: {error.strerror}") from None
+    fcntl.flock(held, fcntl.LOCK_EX)  # a sweep holds it a moment at most
+    try:
+        ours = os.stat(folder, follow_symlinks=False).st_ino == os.fstat(held).st_ino
+    except OSError:
+        ours = False
+    if not ours:  # swept between its making and its lock: another play's start, just then
+        os.close(held)
+        raise ConfigError(f"the computer players' folder {folder} was removed as it was made; try again")
+    return held
+
+
+def sweep_bots_folders(games: Path) -> None:
+    """Remove the bots' folders in ``games`` that no match will use: those of a ``play`` killed
+    outright before its first hand began, with no secrets beside them (nothing to go on with)
+    and no ``play`` holding them (one seating its bots holds its own, ``make_bots_folder``).
+    A link, or anything that is not such a folder, is left as it is."""
+    for folder in games.glob("*.p2pw.bots"):
+        transcript = folder.with_name(folder.name.removesuffix(".bots"))
+        if secrets_path(transcript).exists():
+            continue  # a match stopped: it goes on with these
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:  # a link, a file, or gone meanwhile
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # a play seating its bots now
+            os.close(fd)
+            continue
+        try:
+            shutil.rmtree(folder, ignore_errors=True)  # follows no link
+        finally:
+            os.close(fd)
 
 
 def check_bots_folder(transcript: Path) -> None:

@@ -32,6 +32,7 @@ from p2pwhist.bot_homes import (
     check_bots_folder,
     make_bots_folder,
     remove_bots_folder,
+    sweep_bots_folders,
 )
 from p2pwhist.cores import Cores
 from p2pwhist.gamefiles import our_unfinished, started_by, unfinished
@@ -729,14 +730,18 @@ def play_command(args: argparse.Namespace) -> int:
                     await seated[seat].wait()
         return records[0]
 
+    held = None
     if resume is None:
-        make_bots_folder(transcript)
+        sweep_bots_folders(transcript.parent)
+        held = make_bots_folder(transcript)
     try:
         with _telling_where(args, options):
             record = display.run(run)
     finally:  # the bots' files live as long as the match's secrets: while it may go on
         if not secrets_path(transcript).exists():  # over, or never begun
             remove_bots_folder(transcript)
+        if held is not None:
+            os.close(held)
     display.finish(record)
     return 0
 

@@ -22,7 +22,7 @@ from p2pwhist.verify import verify
 
 def test_a_new_matchs_bots_folder_is_private_and_never_one_already_there(tmp_path):
     transcript = tmp_path / "games" / "m.p2pw"
-    bot_homes.make_bots_folder(transcript)
+    os.close(bot_homes.make_bots_folder(transcript))
     folder = bots_path(transcript)
     assert folder == tmp_path / "games" / "m.p2pw.bots" and os.stat(folder).st_mode & 0o777 == 0o700
     assert bot_homes.bot_transcript(transcript, 2) == folder / "seat2" / "match.p2pw"
@@ -34,6 +34,33 @@ def test_a_new_matchs_bots_folder_is_private_and_never_one_already_there(tmp_pat
         bot_homes.make_bots_folder(planted)
 
 
+def test_a_sweep_removes_only_the_bots_folders_no_match_will_use(tmp_path):
+    """A ``play`` killed outright before its first hand left its bots' folder with no secrets
+    beside it: the next new ``play`` removes it. It keeps a stopped match's (its secrets are
+    there), one a ``play`` seating its bots holds, and anything not such a folder."""
+    games = tmp_path / "games"
+    left = games / "left.p2pw"
+    os.close(bot_homes.make_bots_folder(left))  # its play gone: the lock with it
+    (bots_path(left) / "seat1").mkdir()
+    stopped = games / "stopped.p2pw"
+    os.close(bot_homes.make_bots_folder(stopped))
+    secrets_path(stopped).write_bytes(b"")
+    seating = games / "seating.p2pw"
+    held = bot_homes.make_bots_folder(seating)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    bots_path(games / "link.p2pw").symlink_to(outside)
+    try:
+        bot_homes.sweep_bots_folders(games)
+    finally:
+        os.close(held)
+    assert sorted(p.name for p in games.iterdir()) == [
+        "link.p2pw.bots", "seating.p2pw.bots", "stopped.p2pw.bots", "stopped.p2pw.secrets"]
+    assert outside.is_dir()
+    bot_homes.sweep_bots_folders(games)  # its play ended without removing it: now it goes
+    assert not bots_path(seating).exists() and bots_path(stopped).is_dir()
+
+
 def test_a_match_goes_on_only_with_its_bots_folder_which_goes_when_it_ends(tmp_path):
     transcript = tmp_path / "m.p2pw"
     with pytest.raises(ConfigError, match=r"cannot resume .*m\.p2pw: the computer players' files .* are gone"):
@@ -42,7 +69,7 @@ def test_a_match_goes_on_only_with_its_bots_folder_which_goes_when_it_ends(tmp_p
     with pytest.raises(ConfigError, match="are gone"):
         bot_homes.check_bots_folder(transcript)
     bots_path(transcript).unlink()
-    bot_homes.make_bots_folder(transcript)
+    os.close(bot_homes.make_bots_folder(transcript))
     (bots_path(transcript) / "seat1").mkdir()
     (bots_path(transcript) / "seat1" / "escape").symlink_to(tmp_path)  # followed by nothing that removes
     bot_homes.check_bots_folder(transcript)
@@ -79,8 +106,11 @@ def _session(leader: int) -> list[int]:
 def _stopped_mid_match(tmp_path: Path, how: signal.Signals) -> tuple[dict[str, str], Path]:
     """A ``play --watch`` of 40 hands, sent ``how`` once its first hand is over (to ``play``
     alone, not its bots: ``kill`` as a person or a crash would); its environment and its
-    transcript, once every process of it has ended."""
+    transcript, once every process of it has ended. Beside it, a folder a ``play`` killed before
+    its first hand left behind, which this new one removes."""
     env = {**os.environ, "P2PWHIST_HOME": str(tmp_path / "home")}
+    for folder in ("home", "home/games", "home/games/left.p2pw.bots", "home/games/left.p2pw.bots/seat1"):
+        (tmp_path / folder).mkdir(mode=0o700)
     out = tmp_path / "out"
     with out.open("w") as written:
         stopped = subprocess.Popen([sys.executable, "-m", "p2pwhist", "play", "--watch", "--plain", "--bot", "random",
@@ -109,7 +139,8 @@ def test_a_play_stopped_mid_match_goes_on_with_its_bots_where_it_stopped(tmp_pat
     (before, the bots' folder went with play, and the match could not go on), the bots end with
     play at once (before, killed outright, it left them waiting for it, to declare it gone), and
     ``p2pwhist resume`` plays the match to its end, the bots each going on from their own files;
-    then they all go but the transcript, valid and complete."""
+    then they all go but the transcript, valid and complete (and the folder a match killed before
+    its first hand left, ``_stopped_mid_match``)."""
     env, transcript = _stopped_mid_match(tmp_path, how)
     kept = [secrets_path(transcript), command_path(transcript), bots_path(transcript)]
     assert all(path.exists() for path in kept)
