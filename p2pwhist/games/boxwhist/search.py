@@ -151,8 +151,8 @@ heuristic at 2 players over 100 deal pairs (seed 901): ISMCTS 0.626 of 179 decid
 inference 0.652 of 178 (0.579-0.718), pairs won/lost 41/10, 0.39 s a move (with a sharper model,
 temperature 0.02 and noise 0.05: 0.661, no clear gain). What better inference could give
 (``scripts/boxwhist_ceiling.py``, 60 of those pairs): the same PIMC told the other seat's hand
-and both boxes (only the stack sampled), at 100 playouts a move (``--pimc-playouts 100``), won 0.778
-of 108 decided hands; told every card, at 20, 0.920 of 113. But head to head against
+and both boxes (only the stack sampled), at 100 playouts a move (``--pimc-playouts 100``), won
+0.778 of 108 decided hands; told every card, at 20, 0.920 of 113. But head to head against
 ISMCTS at 2 players (seed 902) it won only 0.396 of 169 decided hands (0.326-0.472) over 100
 deal pairs, pairs won/lost 12/34: it plays a best reply to the heuristic,
 the model in its playouts and its inference, and a stronger player is not the heuristic. So at
@@ -334,19 +334,19 @@ IIMC with enough playouts would need several times normal's time to show what it
 kept.
 
 What knowing the cards is worth at 2 players, and so what issue 25's 2-player goals ask
-(``scripts/boxwhist_ceiling.py --searcher ismcts --playouts 1000``: this search as it plays at
-2 players, at normal's budget then, no clock, every deal it samples the true one but for the face-down stack's
-order). Against the heuristic it took 0.772 of 268 decided hands (0.719-0.819) over 150 deal
-pairs (seed 911), pairs won/lost 89/4, 0.10 s a move; head to head against the shipped search,
-0.702 of 255 (0.643-0.755) over 150 pairs (seed 902), 74/13, in 13 and 31 minutes. PIMC told the
-same took only 48 of 104 head to head over the first 60 of those pairs (stopped there): its
-heuristic playouts, not what it knows, hold it back against a searching player. So the goal of
-0.70 against the heuristic is 56% of the way from today's 0.61 to what seeing the other hand and
-both boxes gives (0.77), and 0.60 head to head half the way from even to seeing's 0.70. The
-inference measured, even with the heuristic as the exact model of the seat it plays, went 18%
-of the first way for PIMC (0.624 to 0.652 against seeing's 0.778, seed 901, above): what the
-other seat's play tells of its cards is little (even the true posterior places few of them
-right, ``inference``'s docstring).
+(``scripts/boxwhist_ceiling.py --searcher ismcts --playouts 1000``: this search as it plays at 2
+players, at normal's budget then, no clock, every deal it samples the true one but for the
+face-down stack's order). Against the heuristic it took 0.772 of 268 decided hands (0.719-0.819)
+over 150 deal pairs (seed 911), pairs won/lost 89/4, 0.10 s a move; head to head against the
+shipped search, 0.702 of 255 (0.643-0.755) over 150 pairs (seed 902), 74/13, in 13 and 31
+minutes. PIMC told the same took only 48 of 104 head to head over the first 60 of those pairs
+(stopped there): its heuristic playouts, not what it knows, hold it back against a searching
+player. So the goal of 0.70 against the heuristic is 56% of the way from today's 0.61 to what
+seeing the other hand and both boxes gives (0.77), and 0.60 head to head half the way from even
+to seeing's 0.70. The inference measured, even with the heuristic as the exact model of the seat
+it plays, went 18% of the first way for PIMC (0.624 to 0.652 against seeing's 0.778, seed 901,
+above): what the other seat's play tells of its cards is little (even the true posterior places
+few of them right, ``inference``'s docstring).
 """
 
 from __future__ import annotations
