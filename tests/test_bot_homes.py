@@ -61,6 +61,24 @@ def test_a_sweep_removes_only_the_bots_folders_no_match_will_use(tmp_path):
     assert not bots_path(seating).exists() and bots_path(stopped).is_dir()
 
 
+def test_a_folder_swept_as_it_is_made_is_refused_not_used(tmp_path, monkeypatch):
+    """A sweep that takes a new folder's lock between its making and its ``play``'s lock (an
+    instant, two plays starting together) removes it: the ``play`` then says so, instead of
+    seating its bots in a folder that is gone."""
+    transcript = tmp_path / "m.p2pw"
+    real_flock = bot_homes.fcntl.flock
+
+    def swept_first(fd, operation):
+        monkeypatch.setattr(bot_homes.fcntl, "flock", real_flock)
+        bot_homes.sweep_bots_folders(tmp_path)  # no secrets, not yet held: it goes
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(bot_homes.fcntl, "flock", swept_first)
+    with pytest.raises(ConfigError, match=r"folder .*m\.p2pw\.bots was removed as it was made; try again"):
+        bot_homes.make_bots_folder(transcript)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_match_goes_on_only_with_its_bots_folder_which_goes_when_it_ends(tmp_path):
     transcript = tmp_path / "m.p2pw"
     with pytest.raises(ConfigError, match=r"cannot resume .*m\.p2pw: the computer players' files .* are gone"):
