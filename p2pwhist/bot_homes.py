@@ -74,11 +74,9 @@ def sweep_bots_folders(games: Path) -> None:
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # a play seating its bots now
-            os.close(fd)
-            continue
-        try:
             shutil.rmtree(folder, ignore_errors=True)  # follows no link
+        except OSError:  # a play seating its bots now holds it
+            pass
         finally:
             os.close(fd)
 

@@ -588,13 +588,14 @@ def main(argv: list[str] | None = None) -> None:
     subject = BotSpec(args.search.name, (*budget.counts, *budget.switches, *args.search.kwargs))
     results = []
     for opponent in args.opponents:
-        if entry.bots[opponent.name] is entry.search_bot and args.opponent_level is None:
-            opponent = BotSpec(opponent.name, (*budget.counts, *opponent.kwargs))  # the subject's budget
-        elif entry.bots[opponent.name] is entry.search_bot:
-            theirs = entry.search_bot.budgets[args.opponent_level]
-            cap = (("time_limit", theirs.seconds),) if time_limit else ()  # no clock, no cap: as the subject
-            opponent = BotSpec(opponent.name, (("playouts", theirs.playouts), *cap, *theirs.counts, *theirs.switches,
-                                               *opponent.kwargs))
+        if entry.bots[opponent.name] is entry.search_bot:
+            if args.opponent_level is None:  # the subject's budget: its playouts and cap (``make``), its counts
+                given: tuple[tuple[str, object], ...] = budget.counts
+            else:
+                theirs = entry.search_bot.budgets[args.opponent_level]
+                cap = (("time_limit", theirs.seconds),) if time_limit else ()  # no clock, no cap: as the subject
+                given = (("playouts", theirs.playouts), *cap, *theirs.counts, *theirs.switches)
+            opponent = BotSpec(opponent.name, (*given, *opponent.kwargs))  # the spec's own word wins
         setting = Setting(args.game, tuple(all_options(entry, options).items()), args.players, subject, opponent,
                           playouts, time_limit, args.workers)
         r = (duel if pairs else rotation)(setting, args.pairs, args.seed, args.jobs, args.max_seconds)

@@ -137,6 +137,14 @@ class PlayModel:
 MODEL = PlayModel(temperature=0.1, noise=0.1)
 
 
+def count(name: str, value: object) -> int:
+    """``value``, a budget's count (``name`` says which), if it is a positive int (not a bool);
+    else a ``ValueError`` saying so."""
+    if type(value) is not int or value < 1:
+        raise ValueError(f"{name} must be a positive int, not {value!r}")
+    return value
+
+
 class Bot(Protocol):
     def choose(self, view: View) -> Play:  # the game's own view type
         ...
@@ -206,16 +214,12 @@ class Searching(ABC):
 
     def __init__(self, rng: random.Random, playouts: int | None = None, clock: Callable[[], float] | None = None,
                  time_limit: float | None = None, workers: int = 1, runner: Runner = in_turn) -> None:
-        if type(workers) is not int or workers < 1:
-            raise ValueError(f"workers must be a positive int, not {workers!r}")
-        self.workers = workers  # parts of a move, each the whole budget (see the module docstring)
+        self.workers = count("workers", workers)  # parts of a move, each the whole budget (see the module docstring)
         self.runner = runner
         if playouts is None:
             playouts = self.budgets[DEFAULT_LEVEL].playouts
-        if type(playouts) is not int or playouts < 1:
-            raise ValueError(f"playouts must be a positive int, not {playouts!r}")
         self.rng = rng
-        self.playouts = playouts
+        self.playouts = count("playouts", playouts)
         self.clock = clock
         self.time_limit = time_limit
         self.last_samples = 0  # for measurement: deals sampled for the last decision

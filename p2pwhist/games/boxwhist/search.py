@@ -369,7 +369,7 @@ from typing import ClassVar
 
 from p2pwhist.cards import card_mask
 from p2pwhist.games.base import Play
-from p2pwhist.games.bots import MODEL, Budget, Searching, Weighed, distinct_moves
+from p2pwhist.games.bots import MODEL, Budget, Searching, Weighed, count, distinct_moves
 from p2pwhist.games.boxwhist.engine import BoxWhistHand, trick_strength
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
 from p2pwhist.games.boxwhist.inference import Replay
@@ -782,9 +782,8 @@ class SearchBot(Searching):
                  joint: bool = False, pimc: bool | None = None, soft: bool = False, pimc_playouts: int | None = None,
                  **parallel) -> None:
         super().__init__(rng, playouts, clock, time_limit, **parallel)
-        if pimc_playouts is not None and (type(pimc_playouts) is not int or pimc_playouts < 1):
-            raise ValueError(f"pimc_playouts must be a positive int, not {pimc_playouts!r}")
-        self.pimc_playouts = max(1, self.playouts // PLAYOUT_COST) if pimc_playouts is None else pimc_playouts
+        self.pimc_playouts = (max(1, self.playouts // PLAYOUT_COST) if pimc_playouts is None
+                              else count("pimc_playouts", pimc_playouts))
         self.pimc = pimc
         self.soft = soft
         self.uct = uct
