@@ -270,6 +270,16 @@ of 267 decided hands (0.513-0.631) over the 159 pairs 44 minutes allowed, pairs 
 0.567 of 446 (0.521-0.612) over 259 pairs: clearly stronger than the level before, short of
 the 0.60 asked.
 
+Hard against this normal at 2 players (``--level hard --opponent-level normal --opponents search
+--jobs 2 --pairs 400 --seed 1411 --max-seconds 6000``, each under its own cap) won 0.532 of 171
+decided hands (0.458-0.605) over the 101 deal pairs 100 minutes allowed, pairs won/lost 25/15,
+1.78 s a move on average and at most 2.72, none over the cap by 10%: not shown stronger. Where
+hard's 5,000 iterations took 0.583 from normal's 1,000 (above), five times as many again gain
+about 0.53, which a hundred pairs cannot tell from even. Likely, past normal's budget more of
+this search only settles what its sampled deals and greedy playouts value; it finds no better
+play. So at 2 players easy is weaker than normal (the normal before took 0.66 from it, and
+this one beats that normal), but hard is not shown stronger than normal.
+
 At 4 players, 100 deals (seed 804, no clock, the same deals for each; differences deal by deal
 with ``scripts/paired.py``) against the shipped bot's 0.381 of 312 points (0.340-0.422):
 
