@@ -26,7 +26,7 @@ balance, and the search bot's seconds per move; the LAST line is one JSON object
 figures.
 
     python scripts/compare_search.py [--pairs N] [--time-limit SECONDS | --shipped] [--search SPEC]
-                                     [--seed S] [--jobs J]
+                                     [--seed S] [--jobs J] [--max-seconds SECONDS]
 
 With time budgets the moves depend on the machine's speed and load, so a run is not exactly
 repeatable; the deals are (from ``--seed``).
@@ -61,6 +61,9 @@ def main() -> None:
                         "'search(endgame=off,inference=off)' (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="deals played at once, each in a process (default 1)")
+    parser.add_argument("--max-seconds", type=float, default=None,
+                        help="start no new deal after this many seconds (a long run bounded; the pairs played are "
+                             "in the result)")
     args = parser.parse_args()
     normal = SearchBot.budgets["normal"]
     time_limit = normal.seconds if args.shipped else args.time_limit
@@ -69,7 +72,7 @@ def main() -> None:
     subject = BotSpec(subject.name, (("playouts", search), *subject.kwargs))
     setting = Setting("boxwhist", (), 2, subject, BotSpec("pimc", (("playouts", pimc),), maker=PIMCBot), search,
                       time_limit)
-    r = duel(setting, args.pairs, args.seed, args.jobs)
+    r = duel(setting, args.pairs, args.seed, args.jobs, args.max_seconds)
     r["budgets"] = {"search": search, "pimc": pimc} if args.shipped else "unreached"
     print(f"{r['pairing']}, 2-player Box Whist, {time_limit} s a move each: {figures(r)}; the search bot's s/move "
           f"mean {r['mean_s_per_move']} max {r['max_s_per_move']}", flush=True)
