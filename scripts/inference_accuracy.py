@@ -29,7 +29,10 @@ import math
 import random
 import statistics
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -67,9 +70,10 @@ def placed_right(k: Knowledge, deal: tuple, truth: list[set[int]]) -> float:
 Judged = tuple[float, list[tuple[float, float]]]
 
 
-def judge(hand, view, models: list[PlayModel], samples: int, recent: int, rng: random.Random) -> Judged | None:
+def judge(hand, view, weighers: list[Callable[[Any], Replay]], samples: int, rng: random.Random) -> Judged | None:
     """``samples`` deals sampled from what ``view``'s seat knows, scored against ``hand``'s true
-    hands, plainly and weighed by each model; None when no other seat's hand holds an unseen card."""
+    hands, plainly and weighed by each model (a weigher makes its ``Replay`` of a view); None
+    when no other seat's hand holds an unseen card."""
     k = Knowledge(view)
     if not any(k.unknown_hand):
         return None
@@ -78,8 +82,8 @@ def judge(hand, view, models: list[PlayModel], samples: int, recent: int, rng: r
     right = [placed_right(k, deal, truth) for deal in deals]
     uniform = statistics.fmean(right)
     by_model = []
-    for model in models:
-        replay = Replay(view, recent, model)
+    for weigher in weighers:
+        replay = weigher(view)
         weights = [replay.weight(replay.deck(*deal, k.known)) for deal in deals]
         total = sum(weights)
         if total:
@@ -94,6 +98,7 @@ def measure(players: int, hands: int, samples: int, recent: int, models: list[Pl
             seed: int) -> dict:
     game = GAMES["boxwhist"].make(players)
     rng = random.Random(seed)
+    weighers = [partial(Replay, recent=recent, model=model) for model in models]
     judged: list[list[Judged]] = []  # by hand, its decisions
     for number in range(hands):
         hand = game.new_hand(number % players, (), shuffled_deck(game, rng))
@@ -102,7 +107,7 @@ def measure(players: int, hands: int, samples: int, recent: int, models: list[Pl
         while (turn := hand.turn) is not None:
             view = hand.view(turn)
             if turn == SEAT and len(view.legal_moves) > 1 and view.tricks:
-                decision = judge(hand, view, models, samples, recent, rng)
+                decision = judge(hand, view, weighers, samples, rng)
                 if decision is not None:
                     decisions.append(decision)
             if turn != SEAT and rng.random() < noisy:
@@ -111,19 +116,27 @@ def measure(players: int, hands: int, samples: int, recent: int, models: list[Pl
                 hand.apply(bots[turn].choose(view))
         if decisions:
             judged.append(decisions)
-    every = [decision for decisions in judged for decision in decisions]
-    rows = []
-    for i, model in enumerate(models):
-        gains = [statistics.fmean(by_model[i][0] - uniform for uniform, by_model in decisions) for decisions in judged]
-        mean = statistics.fmean(gains)
-        half = Z95 * statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else math.inf
-        rows.append({"temperature": model.temperature, "noise": model.noise,
-                     "accuracy": round(statistics.fmean(by_model[i][0] for _, by_model in every), 4),
-                     "gain": round(mean, 4), "gain_ci95": [round(mean - half, 4), round(mean + half, 4)],
-                     "ess": round(statistics.fmean(by_model[i][1] for _, by_model in every), 1)})
-    return {"players": players, "hands": hands, "decisions": len(every), "samples": samples, "recent": recent,
-            "noisy": noisy, "seed": seed, "uniform": round(statistics.fmean(uniform for uniform, _ in every), 4),
-            "models": rows}
+    rows = [{"temperature": model.temperature, "noise": model.noise, **summary(judged, i)}
+            for i, model in enumerate(models)]
+    return {"players": players, "hands": hands, "decisions": sum(map(len, judged)), "samples": samples,
+            "recent": recent, "noisy": noisy, "seed": seed, "uniform": uniform_share(judged), "models": rows}
+
+
+def uniform_share(judged: list[list[Judged]]) -> float:
+    """The uniform deals' mean share placed right, over every decision judged."""
+    return round(statistics.fmean(uniform for decisions in judged for uniform, _ in decisions), 4)
+
+
+def summary(judged: list[list[Judged]], i: int) -> dict:
+    """Model ``i``'s figures over decisions judged by hand: its mean share placed right, its gain
+    on uniform deals with a 95% interval by hand, and its mean ESS."""
+    every = [by_model[i] for decisions in judged for _, by_model in decisions]
+    gains = [statistics.fmean(by_model[i][0] - uniform for uniform, by_model in decisions) for decisions in judged]
+    mean = statistics.fmean(gains)
+    half = Z95 * statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else math.inf
+    return {"accuracy": round(statistics.fmean(share for share, _ in every), 4), "gain": round(mean, 4),
+            "gain_ci95": [round(mean - half, 4), round(mean + half, 4)],
+            "ess": round(statistics.fmean(ess for _, ess in every), 1)}
 
 
 def main() -> None:

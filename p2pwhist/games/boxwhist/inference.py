@@ -53,18 +53,48 @@ stays. (Asked about every choice, the shipped model places fewer cards right tha
 the last 8, +0.021 at 2 players: ``RULED_OUT`` is absolute, so over many questions every deal
 falls below it and the earlier questions go unasked.)
 
+Against a searching player the heuristic is a poor model, and no model of this kind found much
+in its play (issue 25's learned model, ``scripts/play_model.py``). A conditional logit over 15
+features of a move (the heuristic's score and whether it is its best, the card's rank, trump or
+not, box or hand, whether it takes the trick so far, and a few of how it leads, follows and
+ducks) was fitted by maximum likelihood to 26 hands of the 2-player search bot against itself
+(``record --hands 52 --seed 2101``: normal's budget, no clock) and judged on the other 26
+(``measure --samples 64``), 1,147 decisions:
+
+    model                          log-likelihood   likeliest move   cards placed right, gain on uniform
+    uniform                        -1.74            0.219            0.415
+    shipped (heuristic, 0.1/0.1)   -1.97            0.409            0.412, -0.003 (-0.009 to +0.003)
+    learned                        -1.49            0.449            0.422, +0.006 (+0.003 to +0.010)
+
+(log-likelihood: a decision's mean on the held-out hands; likeliest move: the share of
+decisions whose likeliest move by the model was the one made, a tie shared; cards placed right:
+the other seat's unseen hand cards, 64 deals weighed at each of 930 decisions after the first
+trick, the interval by hand). The heuristic predicts a searching player worse than no model at
+all, and its inference places that player's cards no better than uniform deals. The learned
+model predicts the moves much better, yet places only +0.006 more, an eighth of what the
+shipped model finds in the heuristic's own play (+0.051, above). What a searching player's
+moves say of its cards, under a model of this form, is too little to move the head-to-head
+goals, so the learned model was not played. The shipped model stays: it is the exact model of
+the heuristic.
+
 Pure: the deal comes in, a weight goes out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from p2pwhist.cards import Card
-from p2pwhist.games.base import PLAYS, HonourPolicy
+from p2pwhist.games.base import PLAYS, HonourPolicy, Play
 from p2pwhist.games.bots import MODEL, PlayModel
-from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhistHand, Layout
+from p2pwhist.games.boxwhist.engine import TURN_UP, BoxWhistHand, BoxWhistView, Layout
 from p2pwhist.games.boxwhist.heuristic import HeuristicBot
 
-__all__ = ["Replay"]
+__all__ = ["Replay", "Scorer"]
+
+# A model's judgement of a seat's moves: each move it can judge with its score, higher better
+# (``HeuristicBot.weigh``'s form).
+Scorer = Callable[[BoxWhistView], list[tuple[Play, float]]]
 
 # A deal whose weight falls below this (two moves the model would not have made, each about
 # 0.03, when it plays what it would about 0.9 a move) is as good as ruled out: its remaining
@@ -75,9 +105,11 @@ RULED_OUT = 1e-3
 class Replay:
     """The hand so far as one seat saw it (its view), ready to be replayed on sampled deals:
     ``deck`` places a sample's cards at the positions the seat cannot see, ``weight`` replays
-    the hand on that deck and asks ``model`` about the other seats' last ``recent`` choices."""
+    the hand on that deck and asks ``model`` about the other seats' last ``recent`` choices,
+    the moves scored by ``scorer`` (a view's judged moves with their scores; the heuristic's
+    ``weigh`` unless another model of play is measured, ``scripts/play_model.py``)."""
 
-    def __init__(self, view, recent: int, model: PlayModel = MODEL) -> None:
+    def __init__(self, view, recent: int, model: PlayModel = MODEL, scorer: Scorer | None = None) -> None:
         self.seat = seat = view.seat
         self.game = game = view.game
         self.dealer = view.dealer
@@ -99,7 +131,7 @@ class Replay:
         seats = [play.seat for trick in view.tricks for play in trick.plays] + [play.seat for play in view.trick]
         theirs = [i for i, s in enumerate(seats) if s != seat]
         self.asked = frozenset(theirs[-recent:]) if recent else frozenset()
-        self.heuristic = HeuristicBot(None)  # type: ignore[arg-type]  # weigh never draws randomness
+        self.scorer = scorer or HeuristicBot(None).weigh  # type: ignore[arg-type]  # weigh draws no randomness
         self.model = model
         # The hand replayed once without the cards we cannot see: a copy at each asked move
         # (the model's question there) and one now (a sample's playouts start from it). A
@@ -151,7 +183,7 @@ class Replay:
                 break
             view = self._fill(question, cards).view(question.turn)
             if len(view.legal_moves) > 1:  # a forced move says nothing (a third of them: skip the model)
-                weighed = self.heuristic.weigh(view)
+                weighed = self.scorer(view)
                 if len(weighed) > 1:
                     made = next((i for i, (move, _) in enumerate(weighed) if move.position == position), None)
                     weight *= self.model.chance([score for _, score in weighed], made)
