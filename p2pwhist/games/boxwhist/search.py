@@ -283,6 +283,14 @@ this search only settles what its sampled deals and greedy playouts value; it fi
 play. So at 2 players easy is weaker than normal (the normal before took 0.66 from it, and
 this one beats that normal), but hard is not shown stronger than normal.
 
+Nor does this ISMCTS gain from trying only one card of each run of equivalent ones at the root
+(the lowest, as PIMC and the exact end do, ``_distinct``), which would spend the root's
+iterations on moves that differ: head to head against itself without it (the normal level,
+both under the 0.9 s cap; ``scripts/duplicate.py --search 'search(merge=on)' --opponents search
+--jobs 2 --seed 2111 --max-seconds 2400`` with the switch then in place) it won 0.493 of 150
+decided hands (0.415-0.573) over 87 deal pairs, pairs won/lost 18/18, 0.53 s a move and at
+most 0.92, none over the cap by 10%. Not kept.
+
 At 4 players, 100 deals (seed 804, no clock, the same deals for each; differences deal by deal
 with ``scripts/paired.py``) against the shipped bot's 0.381 of 312 points (0.340-0.422):
 
