@@ -73,7 +73,10 @@ Judged = tuple[float, list[tuple[float, float]]]
 def judge(hand, view, weighers: list[Callable[[Any], Replay]], samples: int, rng: random.Random) -> Judged | None:
     """``samples`` deals sampled from what ``view``'s seat knows, scored against ``hand``'s true
     hands, plainly and weighed by each model (a weigher makes its ``Replay`` of a view); None
-    when no other seat's hand holds an unseen card."""
+    when there is nothing to judge: no choice, no trick played yet, or no other seat's hand
+    holding an unseen card."""
+    if len(view.legal_moves) < 2 or not view.tricks:
+        return None
     k = Knowledge(view)
     if not any(k.unknown_hand):
         return None
@@ -106,10 +109,8 @@ def measure(players: int, hands: int, samples: int, recent: int, models: list[Pl
         decisions: list[Judged] = []
         while (turn := hand.turn) is not None:
             view = hand.view(turn)
-            if turn == SEAT and len(view.legal_moves) > 1 and view.tricks:
-                decision = judge(hand, view, weighers, samples, rng)
-                if decision is not None:
-                    decisions.append(decision)
+            if turn == SEAT and (decision := judge(hand, view, weighers, samples, rng)) is not None:
+                decisions.append(decision)
             if turn != SEAT and rng.random() < noisy:
                 hand.apply(rng.choice(view.legal_moves))
             else:

@@ -43,6 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from duplicate import play_timed  # scripts/duplicate.py
 from inference_accuracy import Judged, judge, summary, uniform_share  # scripts/inference_accuracy.py
 
 from p2pwhist.cards import Card
@@ -72,12 +73,8 @@ def record_hand(task: tuple[int, int], maker=SearchBot) -> dict:
     deck = shuffled_deck(game(), rng)
     dealer = number % PLAYERS
     hand = game().new_hand(dealer, (), deck)
-    bots = [maker(random.Random(rng.getrandbits(64))) for _ in range(PLAYERS)]
-    moves = []
-    while (turn := hand.turn) is not None:
-        play = bots[turn].choose(hand.view(turn))
-        moves.append(play.position)
-        hand.apply(play)
+    play_timed(hand, [maker(random.Random(rng.getrandbits(64))) for _ in range(PLAYERS)])
+    moves = [play.position for trick in hand.view(0).tricks for play in trick.plays]
     return {"dealer": dealer, "deck": [int(c) for c in deck], "moves": moves}
 
 
@@ -161,10 +158,7 @@ def decisions(lines: list[dict]) -> list[tuple[list[list[float]], int]]:
     out = []
     for line in lines:
         for hand, turn, position in replayed(line):
-            view = hand.view(turn)
-            if len(view.legal_moves) < 2:
-                continue
-            moves = features(view)
+            moves = features(hand.view(turn))
             made = next((i for i, (move, _) in enumerate(moves) if move.position == position), None)
             if made is not None:
                 out.append(([f for _, f in moves], made))
@@ -257,11 +251,8 @@ def accuracy(lines: list[dict], weighers, samples: int, rng: random.Random) -> l
     for line in lines:
         decisions = []
         for hand, turn, _ in replayed(line):
-            view = hand.view(turn)
-            if len(view.legal_moves) > 1 and view.tricks:
-                decision = judge(hand, view, weighers, samples, rng)
-                if decision is not None:
-                    decisions.append(decision)
+            if (decision := judge(hand, hand.view(turn), weighers, samples, rng)) is not None:
+                decisions.append(decision)
         if decisions:
             judged.append(decisions)
     return judged

@@ -294,7 +294,7 @@ most 0.92, none over the cap by 10%. Not kept.
 Against the PIMC baseline at the normal levels (``scripts/compare_search.py --shipped --jobs 2``:
 this normal's 5,000 iterations against PIMC's 500 playouts, both under the 0.9 s cap), over
 issue 25's 400 deal pairs (339 of seed 2011 in the 4,700 s ``--max-seconds`` allowed, and 61
-of seed 2012, 96 min in all), normal won 0.633 of 711 decided hands (0.597-0.667), pairs
+of seed 2012, 91 min in all), normal won 0.633 of 711 decided hands (0.597-0.667), pairs
 won/lost 145/29, 0.49 s a move on average and at most 0.94, none of 20,800 over the cap by 10%
 (seed 2011 alone 0.630 of 602, seed 2012 0.651 of 109). The normal level before took 0.583 of
 144 (0.502-0.661) over 80 pairs (above): issue 25's goal against the baseline (0.60, the
